@@ -1,0 +1,5 @@
+import sys
+
+from assigncheck.ci.cli import main
+
+sys.exit(main())

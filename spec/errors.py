@@ -1,0 +1,20 @@
+"""Typed errors for bad input. The CLI turns each into one line on stderr and exit code 2."""
+
+from __future__ import annotations
+
+
+class InputError(ValueError):
+    """Bad input from a user: a file, a flag, a target. `path` names the offending field."""
+
+    def __init__(self, path: str, message: str) -> None:
+        self.path = path
+        self.message = message
+        super().__init__(f"{path}: {message}" if path else message)
+
+
+class FormatError(InputError):
+    """A problem or assignment document that is not well-formed (SPEC.md §1)."""
+
+
+class WireFormatError(InputError):
+    """Bytes that are not a valid Kafka consumer-protocol message."""

@@ -1,0 +1,409 @@
+"""The versioned JSON format for problems and assignments (one document per file, or JSON lines).
+
+The same format serves the CLI, reproducers, regression vectors, the `cmd:` subprocess protocol and
+campaign rows. Loaders reject ill-formed input with a `FormatError` naming the field path
+(`members[2].owned.t0[1]`); junk *claims* inside a well-formed problem are kept as sent.
+
+Consumer problem (`"kind"` may be omitted)::
+
+    {"format": 1, "kind": "consumer", "protocol": "eager",
+     "topics": {"t0": 3},
+     "members": [{"id": "c0", "subscription": ["t0"], "owned": {"t0": [0, 1]},
+                  "generation": 3, "instance_id": null, "rack": "r1"}],
+     "partition_racks": {"t0": [["r1", "r2"], ["r2"], ["r3"]]},            (optional)
+     "lag": {"auto_offset_reset": "earliest",                                (optional)
+             "offsets": {"t0": {"begin": [0, 0, 0], "end": [9, 5, 0], "committed": [4, null, 0]}}}}
+
+Streams problem::
+
+    {"format": 1, "kind": "streams", "subtopologies": {"st0": 4},
+     "clients": [{"id": "A", "capacity": 2, "active": {"st0": [0]}, "standby": {"st0": [1]}}]}
+
+Assignment::
+
+    {"format": 1, "assignment": {"c0": {"t0": [0, 1]}, "c1": {}}}
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .errors import FormatError
+from .model import (
+    INT32_MAX,
+    INT32_MIN,
+    AnyProblem,
+    Assignment,
+    Client,
+    LagInfo,
+    Member,
+    Partitions,
+    Problem,
+    StreamsProblem,
+    TopicOffsets,
+    partitions_of,
+)
+
+FORMAT_VERSION = 1
+PROTOCOLS = ("eager", "cooperative")
+
+
+# ---- reading --------------------------------------------------------------------------------------
+
+
+def _expect(value: Any, kind: type | tuple[type, ...], path: str, what: str) -> Any:
+    # bool is an int in Python; never accept it where a number is meant.
+    if isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
+        raise FormatError(path, f"must be {what}, got a boolean")
+    if not isinstance(value, kind):
+        raise FormatError(path, f"must be {what}, got {type(value).__name__}")
+    return value
+
+
+def _int(value: Any, path: str, *, lo: int = INT32_MIN, hi: int = INT32_MAX) -> int:
+    _expect(value, int, path, "an integer")
+    if not lo <= value <= hi:
+        raise FormatError(path, f"must be between {lo} and {hi}, got {value}")
+    return value
+
+
+def _str(value: Any, path: str) -> str:
+    return _expect(value, str, path, "a string")
+
+
+def _opt_str(value: Any, path: str) -> str | None:
+    return None if value is None else _str(value, path)
+
+
+def _object(value: Any, path: str) -> Mapping[str, Any]:
+    return _expect(value, dict, path, "an object")
+
+
+def _list(value: Any, path: str) -> list[Any]:
+    return _expect(value, list, path, "a list")
+
+
+def _check_keys(obj: Mapping[str, Any], path: str, required: set[str], optional: set[str]) -> None:
+    for key in sorted(required - obj.keys()):
+        raise FormatError(f"{path}.{key}" if path else key, "is missing")
+    for key in sorted(obj.keys() - required - optional):
+        raise FormatError(f"{path}.{key}" if path else key, "is not a known field")
+
+
+def _index_list(value: Any, path: str) -> np.ndarray:
+    items = _list(value, path)
+    for i, x in enumerate(items):
+        # Fast path: a well-formed list of ints is checked by numpy; report the first offender otherwise.
+        if isinstance(x, bool) or not isinstance(x, int) or not INT32_MIN <= x <= INT32_MAX:
+            _int(x, f"{path}[{i}]")
+    return np.array(items, dtype=np.int32)
+
+
+def _partitions(value: Any, path: str) -> Partitions:
+    obj = _object(value, path)
+    return partitions_of({_str(t, path): _index_list(v, f"{path}.{t}") for t, v in obj.items()})
+
+
+def _format_version(doc: Mapping[str, Any]) -> None:
+    version = doc.get("format")
+    if version is None:
+        raise FormatError("format", f"is missing (this assigncheck reads format {FORMAT_VERSION})")
+    if isinstance(version, bool) or version != FORMAT_VERSION:
+        raise FormatError("format", f"unsupported version {version!r} (this assigncheck reads {FORMAT_VERSION})")
+
+
+def _member(obj: Any, path: str) -> Member:
+    obj = _object(obj, path)
+    _check_keys(obj, path, {"id", "subscription"}, {"owned", "generation", "instance_id", "rack"})
+    subs = _list(obj["subscription"], f"{path}.subscription")
+    subscription = frozenset(_str(t, f"{path}.subscription[{i}]") for i, t in enumerate(subs))
+    generation = obj.get("generation")
+    return Member(
+        member_id=_str(obj["id"], f"{path}.id"),
+        subscription=subscription,
+        owned=_partitions(obj.get("owned", {}), f"{path}.owned"),
+        generation=-1 if generation is None else _int(generation, f"{path}.generation"),
+        instance_id=_opt_str(obj.get("instance_id"), f"{path}.instance_id"),
+        rack=_opt_str(obj.get("rack"), f"{path}.rack"),
+    )
+
+
+def _topics(value: Any, path: str) -> dict[str, int]:
+    obj = _object(value, path)
+    return {_str(t, path): _int(n, f"{path}.{t}", lo=0) for t, n in obj.items()}
+
+
+def _unique_ids(ids: list[str], path: str) -> None:
+    seen: set[str] = set()
+    for i, x in enumerate(ids):
+        if x in seen:
+            raise FormatError(f"{path}[{i}].id", f"duplicate id {x!r}")
+        seen.add(x)
+
+
+def _racks(value: Any, topics: Mapping[str, int], path: str) -> dict[str, tuple[frozenset[str], ...]]:
+    obj = _object(value, path)
+    out = {}
+    for topic, per_partition in obj.items():
+        p = f"{path}.{topic}"
+        if topic not in topics:
+            raise FormatError(p, "names a topic that is not in `topics`")
+        lists = _list(per_partition, p)
+        if len(lists) != topics[topic]:
+            raise FormatError(p, f"must list racks for {topics[topic]} partitions, got {len(lists)}")
+        out[topic] = tuple(
+            frozenset(_str(r, f"{p}[{i}][{j}]") for j, r in enumerate(_list(racks, f"{p}[{i}]")))
+            for i, racks in enumerate(lists)
+        )
+    return out
+
+
+def _offsets_array(value: Any, n: int, path: str, *, nullable: bool) -> np.ndarray:
+    items = _list(value, path)
+    if len(items) != n:
+        raise FormatError(path, f"must have {n} entries (one per partition), got {len(items)}")
+    out = np.empty(n, dtype=np.int64)
+    for i, x in enumerate(items):
+        if x is None and nullable:
+            out[i] = -1
+        else:
+            out[i] = _int(x, f"{path}[{i}]", lo=0, hi=2**63 - 1)
+    return out
+
+
+def _lag(value: Any, topics: Mapping[str, int], path: str) -> LagInfo:
+    obj = _object(value, path)
+    _check_keys(obj, path, {"offsets"}, {"auto_offset_reset"})
+    reset = _str(obj.get("auto_offset_reset", "latest"), f"{path}.auto_offset_reset")
+    offsets_obj = _object(obj["offsets"], f"{path}.offsets")
+    offsets = {}
+    for topic, n in topics.items():
+        p = f"{path}.offsets.{topic}"
+        if topic not in offsets_obj:
+            raise FormatError(p, "is missing (every topic needs offsets in a lag problem)")
+        o = _object(offsets_obj[topic], p)
+        _check_keys(o, p, {"begin", "end"}, {"committed"})
+        begin = _offsets_array(o["begin"], n, f"{p}.begin", nullable=False)
+        end = _offsets_array(o["end"], n, f"{p}.end", nullable=False)
+        committed = _offsets_array(o.get("committed", [None] * n), n, f"{p}.committed", nullable=True)
+        bad = np.flatnonzero(begin > end)
+        if len(bad):
+            raise FormatError(f"{p}.begin[{int(bad[0])}]", "is greater than the end offset")
+        offsets[topic] = TopicOffsets(begin, end, committed)
+    for topic in offsets_obj:
+        if topic not in topics:
+            raise FormatError(f"{path}.offsets.{topic}", "names a topic that is not in `topics`")
+    return LagInfo(offsets, reset)
+
+
+def _consumer_problem(doc: Mapping[str, Any]) -> Problem:
+    _check_keys(
+        doc, "", {"format", "topics", "members"}, {"kind", "protocol", "partition_racks", "lag", "note"}
+    )
+    topics = _topics(doc["topics"], "topics")
+    members = [_member(m, f"members[{i}]") for i, m in enumerate(_list(doc["members"], "members"))]
+    _unique_ids([m.member_id for m in members], "members")
+    protocol = _str(doc.get("protocol", "eager"), "protocol")
+    if protocol not in PROTOCOLS:
+        raise FormatError("protocol", f"must be one of {', '.join(PROTOCOLS)}, got {protocol!r}")
+    racks = doc.get("partition_racks")
+    lag = doc.get("lag")
+    return Problem(
+        topics=topics,
+        members=tuple(members),
+        protocol=protocol,  # type: ignore[arg-type]
+        partition_racks=None if racks is None else _racks(racks, topics, "partition_racks"),
+        lag=None if lag is None else _lag(lag, topics, "lag"),
+    )
+
+
+def _client(obj: Any, path: str) -> Client:
+    obj = _object(obj, path)
+    _check_keys(obj, path, {"id", "capacity"}, {"active", "standby"})
+    return Client(
+        client_id=_str(obj["id"], f"{path}.id"),
+        capacity=_int(obj["capacity"], f"{path}.capacity", lo=1),
+        active=_partitions(obj.get("active", {}), f"{path}.active"),
+        standby=_partitions(obj.get("standby", {}), f"{path}.standby"),
+    )
+
+
+def _streams_problem(doc: Mapping[str, Any]) -> StreamsProblem:
+    _check_keys(doc, "", {"format", "kind", "subtopologies", "clients"}, {"note"})
+    subtopologies = _topics(doc["subtopologies"], "subtopologies")
+    clients = [_client(c, f"clients[{i}]") for i, c in enumerate(_list(doc["clients"], "clients"))]
+    _unique_ids([c.client_id for c in clients], "clients")
+    return StreamsProblem(subtopologies, tuple(clients))
+
+
+def problem_from_json(doc: Any) -> AnyProblem:
+    """A parsed JSON document -> a problem. Raises `FormatError` naming the field."""
+    doc = _object(doc, "")
+    _format_version(doc)
+    kind = doc.get("kind", "consumer")
+    if kind == "consumer":
+        return _consumer_problem(doc)
+    if kind == "streams":
+        return _streams_problem(doc)
+    raise FormatError("kind", f"must be 'consumer' or 'streams', got {kind!r}")
+
+
+def assignment_from_json(doc: Any, path: str = "") -> Assignment:
+    """`{"format": 1, "assignment": {...}}`, or the bare `{member: {topic: [indices]}}` mapping."""
+    doc = _object(doc, path)
+    if "assignment" in doc:
+        _format_version(doc)
+        _check_keys(doc, path, {"format", "assignment"}, {"note"})
+        path, doc = (f"{path}.assignment" if path else "assignment"), _object(doc["assignment"], "assignment")
+    return Assignment({_str(m, path): _partitions(p, f"{path}.{m}" if path else m) for m, p in doc.items()})
+
+
+def _parse(text: str, source: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise FormatError(source, f"is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+
+
+def _read(path: str | os.PathLike[str]) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as e:
+        raise FormatError(str(path), f"cannot be read: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise FormatError(str(path), "is not UTF-8 text") from None
+
+
+def _located(e: FormatError, where: str) -> FormatError:
+    return type(e)(f"{where}: {e.path}" if e.path else where, e.message)
+
+
+def load_problem(path: str | os.PathLike[str]) -> AnyProblem:
+    """One problem from a JSON file (a `.jsonl` file must then hold exactly one line)."""
+    problems = list(load_problems(path))
+    if len(problems) != 1:
+        raise FormatError(str(path), f"must hold exactly one problem, found {len(problems)}")
+    return problems[0]
+
+
+def load_problems(path: str | os.PathLike[str]) -> Iterator[AnyProblem]:
+    """Every problem of a file: one JSON document, or JSON lines (one document per non-blank line)."""
+    text = _read(path).strip()
+    if not text:
+        raise FormatError(str(path), "is empty")
+    try:
+        docs: list[tuple[str, Any]] = [(str(path), json.loads(text))]
+    except json.JSONDecodeError:
+        lines = [(n, ln) for n, ln in enumerate(text.splitlines(), 1) if ln.strip()]
+        if len(lines) == 1:
+            _parse(text, str(path))  # raises with the decoder's position
+        docs = [(f"{path}:{n}", _parse(ln, f"{path}:{n}")) for n, ln in lines]
+    for where, doc in docs:
+        try:
+            yield problem_from_json(doc)
+        except FormatError as e:
+            raise _located(e, where) from None
+
+
+def load_assignment(path: str | os.PathLike[str]) -> Assignment:
+    try:
+        return assignment_from_json(_parse(_read(path), str(path)))
+    except FormatError as e:
+        raise _located(e, str(path)) from None
+
+
+# ---- writing --------------------------------------------------------------------------------------
+
+
+def _partitions_json(parts: Partitions) -> dict[str, list[int]]:
+    return {t: arr.tolist() for t, arr in parts.items()}
+
+
+def _member_json(m: Member) -> dict[str, Any]:
+    doc: dict[str, Any] = {"id": m.member_id, "subscription": sorted(m.subscription)}
+    if m.owned:
+        doc["owned"] = _partitions_json(m.owned)
+    if m.generation != -1:
+        doc["generation"] = m.generation
+    if m.instance_id is not None:
+        doc["instance_id"] = m.instance_id
+    if m.rack is not None:
+        doc["rack"] = m.rack
+    return doc
+
+
+def problem_to_json(problem: AnyProblem) -> dict[str, Any]:
+    """The JSON document of a problem; `problem_from_json(problem_to_json(p)) == p` in content."""
+    if isinstance(problem, StreamsProblem):
+        return {
+            "format": FORMAT_VERSION,
+            "kind": "streams",
+            "subtopologies": dict(problem.subtopologies),
+            "clients": [
+                {"id": c.client_id, "capacity": c.capacity, "active": _partitions_json(c.active),
+                 "standby": _partitions_json(c.standby)}
+                for c in problem.clients
+            ],
+        }
+    doc: dict[str, Any] = {
+        "format": FORMAT_VERSION,
+        "kind": "consumer",
+        "protocol": problem.protocol,
+        "topics": dict(problem.topics),
+        "members": [_member_json(m) for m in problem.members],
+    }
+    if problem.partition_racks is not None:
+        doc["partition_racks"] = {t: [sorted(r) for r in racks] for t, racks in problem.partition_racks.items()}
+    if problem.lag is not None:
+        doc["lag"] = {
+            "auto_offset_reset": problem.lag.auto_offset_reset,
+            "offsets": {
+                t: {"begin": o.begin.tolist(), "end": o.end.tolist(),
+                    "committed": [None if c < 0 else c for c in o.committed.tolist()]}
+                for t, o in problem.lag.offsets.items()
+            },
+        }
+    return doc
+
+
+def assignment_to_json(assignment: Assignment) -> dict[str, Any]:
+    return {"format": FORMAT_VERSION, "assignment": {m: _partitions_json(p) for m, p in assignment.by_member.items()}}
+
+
+def dumps(doc: Mapping[str, Any], *, pretty: bool = False) -> str:
+    """Canonical text of a document: deterministic, compact by default (one line, JSON-lines ready)."""
+    if pretty:
+        return json.dumps(doc, indent=1, ensure_ascii=False)
+    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
+
+
+def write_atomic(path: str | os.PathLike[str], text: str) -> Path:
+    """Write a file so that readers see the old content or the new one, never a torn one."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def save_problem(problem: AnyProblem, path: str | os.PathLike[str], *, note: str | None = None) -> Path:
+    """Write a problem as a reproducer/regression vector (pretty JSON, atomically)."""
+    doc = problem_to_json(problem)
+    if note:
+        doc["note"] = note
+    return write_atomic(path, dumps(doc, pretty=True) + "\n")

@@ -1,0 +1,76 @@
+"""What an assignor promises (SPEC.md §8), and the interface every assignor shares."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Literal, Protocol, TypeAlias, runtime_checkable
+
+from .errors import InputError
+from .model import AnyProblem, Assignment
+
+Balance: TypeAlias = Literal["none", "per-topic", "local", "perfect", "optimal"]
+Stickiness: TypeAlias = Literal["none", "max_retained"]
+BALANCES: tuple[str, ...] = ("none", "per-topic", "local", "perfect", "optimal")
+STICKINESS: tuple[str, ...] = ("none", "max_retained")
+
+
+@dataclass(frozen=True, slots=True)
+class Promises:
+    """The promises an assignor declares; the checker enforces exactly these (plus H1-H8, always).
+
+    - balance: "perfect" is enforced on problems whose subscriptions are all equal (elsewhere it may
+      be unreachable); "optimal" means the minimum sum of squared member counts.
+    - stickiness "max_retained": retained == max_retained under the balance promise.
+    - fixpoint: feeding the output back (next generation) reproduces it.
+    - per_topic_spread: KAFKA-16277 (see `spec.stickiness.per_topic_spread_violations`).
+    - exact: the name of the spec reference assignor whose output must be reproduced exactly.
+    - equal_subscriptions_only: the assignor is only defined for equal subscriptions.
+    - max_rounds: cooperative assignors converge (nothing withheld) within this many rounds.
+    """
+
+    balance: Balance = "none"
+    stickiness: Stickiness = "none"
+    fixpoint: bool = False
+    per_topic_spread: bool = False
+    exact: str | None = None
+    equal_subscriptions_only: bool = False
+    order_independent: bool = True
+    max_rounds: int | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> Promises:
+        """`balance=optimal,stickiness=max_retained,fixpoint` (the CLI's --promises syntax)."""
+        values: dict[str, object] = {}
+        names = {f.name: f for f in fields(cls)}
+        for item in filter(None, (s.strip() for s in text.split(","))):
+            key, _, value = item.partition("=")
+            key = key.strip().replace("-", "_")
+            if key not in names:
+                raise InputError("--promises", f"unknown promise {key!r}; known: {', '.join(names)}")
+            if not value:
+                values[key] = True
+            elif key == "balance" and value not in BALANCES:
+                raise InputError("--promises", f"balance must be one of {', '.join(BALANCES)}, got {value!r}")
+            elif key == "stickiness" and value not in STICKINESS:
+                raise InputError("--promises", f"stickiness must be one of {', '.join(STICKINESS)}")
+            elif key == "max_rounds":
+                if not value.isdigit():
+                    raise InputError("--promises", f"max_rounds must be a whole number, got {value!r}")
+                values[key] = int(value)
+            elif key in ("fixpoint", "per_topic_spread", "equal_subscriptions_only", "order_independent"):
+                if value not in ("true", "false"):
+                    raise InputError("--promises", f"{key} takes true or false, got {value!r}")
+                values[key] = value == "true"
+            else:
+                values[key] = value
+        return cls(**values)  # type: ignore[arg-type]
+
+
+@runtime_checkable
+class Assignor(Protocol):
+    """Anything with a name, declared promises and `assign(problem) -> Assignment`."""
+
+    name: str
+    promises: Promises
+
+    def assign(self, problem: AnyProblem) -> Assignment: ...

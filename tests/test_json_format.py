@@ -1,0 +1,122 @@
+import json
+
+import pytest
+
+from assigncheck.spec.errors import FormatError
+from assigncheck.spec.json_format import (
+    assignment_from_json,
+    assignment_to_json,
+    load_problem,
+    load_problems,
+    problem_from_json,
+    problem_to_json,
+    save_problem,
+)
+from assigncheck.spec.model import Assignment, Client, Member, Problem, StreamsProblem
+
+
+def _doc(**over):
+    doc = {
+        "format": 1,
+        "topics": {"t0": 3, "t1": 2},
+        "members": [
+            {"id": "c0", "subscription": ["t0", "t1"], "owned": {"t0": [0, 7, 0], "zz": [1]}, "generation": 4},
+            {"id": "c1", "subscription": ["t0"], "instance_id": "i1", "rack": "r1"},
+        ],
+    }
+    doc.update(over)
+    return doc
+
+
+def test_round_trip_keeps_junk_claims_as_sent():
+    p = problem_from_json(_doc())
+    assert p.members[0].owned["t0"].tolist() == [0, 7, 0]
+    assert p.members[0].owned["zz"].tolist() == [1]
+    again = problem_from_json(problem_to_json(p))
+    assert problem_to_json(again) == problem_to_json(p)
+    assert again.members[1].instance_id == "i1" and again.members[1].generation == -1
+
+
+def test_lag_and_racks_round_trip():
+    doc = _doc(
+        partition_racks={"t0": [["a"], ["b", "a"], []], "t1": [["a"], ["b"]]},
+        lag={"auto_offset_reset": "earliest",
+             "offsets": {"t0": {"begin": [0, 1, 2], "end": [5, 5, 5], "committed": [3, None, 9]},
+                         "t1": {"begin": [0, 0], "end": [0, 4]}}},
+    )
+    p = problem_from_json(doc)
+    assert p.lag.lag("t0").tolist() == [2, 4, 0]  # committed past the end counts as no lag
+    assert p.lag.lag("t1").tolist() == [0, 4]
+    assert p.partition_racks["t0"][1] == frozenset({"a", "b"})
+    assert problem_to_json(problem_from_json(problem_to_json(p))) == problem_to_json(p)
+
+
+def test_streams_round_trip():
+    sp = StreamsProblem({"st0": 4}, (Client("A", 2, {"st0": [0]}, {"st0": [1]}), Client("B", 1)))
+    again = problem_from_json(problem_to_json(sp))
+    assert isinstance(again, StreamsProblem)
+    assert problem_to_json(again) == problem_to_json(sp)
+
+
+@pytest.mark.parametrize(
+    ("mutate", "path"),
+    [
+        (lambda d: d["members"].append(dict(d["members"][0])), "members[2].id"),
+        (lambda d: d["topics"].update(t0=-1), "topics.t0"),
+        (lambda d: d["members"][0]["owned"].update(t0=[0, "x"]), "members[0].owned.t0[1]"),
+        (lambda d: d["members"][0]["owned"].update(t0=[1.5]), "members[0].owned.t0[0]"),
+        (lambda d: d["members"][1].pop("subscription"), "members[1].subscription"),
+        (lambda d: d["members"][1].update(generation="3"), "members[1].generation"),
+        (lambda d: d["members"][1].update(generation=True), "members[1].generation"),
+        (lambda d: d["members"][0]["owned"].update(t0=[2**31]), "members[0].owned.t0[0]"),
+        (lambda d: d.update(protocol="eagerly"), "protocol"),
+        (lambda d: d.update(format=2), "format"),
+        (lambda d: d.pop("format"), "format"),
+        (lambda d: d.update(surprise=1), "surprise"),
+        (lambda d: d["members"][0].update(subscription="t0"), "members[0].subscription"),
+    ],
+)
+def test_ill_formed_input_names_the_field(mutate, path):
+    doc = _doc()
+    mutate(doc)
+    with pytest.raises(FormatError) as e:
+        problem_from_json(doc)
+    assert e.value.path == path
+
+
+def test_files_single_and_json_lines(tmp_path):
+    one = tmp_path / "p.json"
+    save_problem(problem_from_json(_doc()), one, note="KAFKA-0")
+    assert json.loads(one.read_text())["note"] == "KAFKA-0"
+    assert load_problem(one).member_ids == ("c0", "c1")
+    many = tmp_path / "p.jsonl"
+    many.write_text("\n".join(json.dumps(_doc()) for _ in range(3)) + "\n")
+    assert len(list(load_problems(many))) == 3
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(_doc()) + "\n" + json.dumps(_doc(topics={"t0": "x"})) + "\n")
+    with pytest.raises(FormatError, match=r"bad.jsonl:2: topics.t0"):
+        list(load_problems(bad))
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    with pytest.raises(FormatError, match="not valid JSON"):
+        load_problem(broken)
+
+
+def test_assignment_json_and_equality():
+    a = Assignment.of({"c0": [("t0", 2), ("t0", 0)], "c1": {"t1": [1]}})
+    b = assignment_from_json(assignment_to_json(a))
+    assert a == b and a.as_lists() == {"c0": {"t0": [0, 2]}, "c1": {"t1": [1]}}
+    assert a != Assignment.of({"c0": [("t0", 0), ("t0", 0), ("t0", 2)], "c1": {"t1": [1]}})
+    assert assignment_from_json({"c0": {"t0": [1]}}) == Assignment.of({"c0": [("t0", 1)]})
+    with pytest.raises(FormatError, match=r"assignment.c0.t0\[0\]"):
+        assignment_from_json({"format": 1, "assignment": {"c0": {"t0": ["a"]}}})
+
+
+def test_model_is_immutable_and_compact():
+    m = Member("c", {"t"}, {"t": range(1_000_000)})
+    p = Problem({"t": 1_000_000}, [m])
+    assert p.members[0].owned["t"].nbytes == 4_000_000  # int32, one array, no per-partition objects
+    with pytest.raises(ValueError):
+        p.members[0].owned["t"][0] = 5
+    with pytest.raises(AttributeError):
+        p.members = ()  # type: ignore[misc]
