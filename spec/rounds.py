@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import numpy as np
+
 from .model import Assignment, Member, Problem
 
 
@@ -21,3 +25,35 @@ def next_round(problem: Problem, assignment: Assignment) -> Problem:
         for m in problem.members
     )
     return problem.replace(members=members)
+
+
+def unassigned(problem: Problem, assignment: Assignment) -> list[tuple[str, int]]:
+    """Partitions of subscribed topics that nobody got (withheld, in a cooperative round)."""
+    missing = []
+    for topic in problem.subscribed_topics():
+        n = problem.topics[topic]
+        seen = np.zeros(n, dtype=bool)
+        for parts in assignment.by_member.values():
+            arr = parts.get(topic)
+            if arr is not None:
+                seen[arr[(arr >= 0) & (arr < n)]] = True
+        missing.extend((topic, int(i)) for i in np.flatnonzero(~seen))
+    return missing
+
+
+def run_rounds(
+    assign: Callable[[Problem], Assignment], problem: Problem, max_rounds: int = 4
+) -> list[tuple[Problem, Assignment]]:
+    """Cooperative rebalancing (SPEC.md §6): rebalance until nothing is withheld, at most `max_rounds`.
+
+    Returns each round's input and output; the caller judges whether the last round completed.
+    """
+    rounds = []
+    current = problem
+    for _ in range(max_rounds):
+        out = assign(current)
+        rounds.append((current, out))
+        if not unassigned(current, out):
+            break
+        current = next_round(current, out)
+    return rounds

@@ -1,0 +1,49 @@
+"""`make bench`: run every `benchmarks/bench_*.py` module's `run(quick)` and print one table.
+
+Targets are ratios against a peer measured in the same run (or an absolute budget where the issue
+gives one); nothing here is a test. Results also go to `benchmarks/results.json`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import pkgutil
+import sys
+from pathlib import Path
+
+import benchmarks
+from assigncheck.spec.json_format import write_atomic
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks")
+    parser.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
+    parser.add_argument("only", nargs="*", help="module names (e.g. bench_constrained) to run")
+    args = parser.parse_args()
+    rows = []
+    for info in sorted(pkgutil.iter_modules(benchmarks.__path__), key=lambda i: i.name):
+        if not info.name.startswith("bench_") or (args.only and info.name not in args.only):
+            continue
+        module = importlib.import_module(f"benchmarks.{info.name}")
+        print(f"== {info.name}", file=sys.stderr, flush=True)
+        for r in module.run(args.quick):
+            rows.append(r)
+            print(json.dumps(r), file=sys.stderr, flush=True)
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="assigncheck benchmarks")
+    for col in ("scenario", "subject", "ms", "peer", "peer_ms", "speedup", "peak_mib", "goal", "ok"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(*("" if r[c] is None else str(r[c]) for c in
+                        ("scenario", "subject", "ms", "peer", "peer_ms", "speedup", "peak_mib", "goal", "ok")))
+    Console().print(table)
+    write_atomic(Path(__file__).with_name("results.json"), json.dumps(rows, indent=1) + "\n")
+    return 0 if all(r["ok"] is not False for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
