@@ -23,6 +23,7 @@ def main() -> int:
     parser.add_argument("only", nargs="*", help="module names (e.g. bench_constrained) to run")
     args = parser.parse_args()
     rows = []
+    by_module: dict[str, list[dict]] = {}
     for info in sorted(pkgutil.iter_modules(benchmarks.__path__), key=lambda i: i.name):
         if not info.name.startswith("bench_") or (args.only and info.name not in args.only):
             continue
@@ -30,6 +31,7 @@ def main() -> int:
         print(f"== {info.name}", file=sys.stderr, flush=True)
         for r in module.run(args.quick):
             rows.append(r)
+            by_module.setdefault(info.name, []).append(r)
             print(json.dumps(r), file=sys.stderr, flush=True)
     from rich.console import Console
     from rich.table import Table
@@ -41,7 +43,11 @@ def main() -> int:
         table.add_row(*("" if r[c] is None else str(r[c]) for c in
                         ("scenario", "subject", "ms", "peer", "peer_ms", "speedup", "peak_mib", "goal", "ok")))
     Console().print(table)
-    write_atomic(Path(__file__).with_name("results.json"), json.dumps(rows, indent=1) + "\n")
+    # Keep the other modules' last results: running one module replaces only its own rows.
+    path = Path(__file__).with_name("results.json")
+    previous = json.loads(path.read_text()) if path.exists() else {}
+    previous = previous if isinstance(previous, dict) else {}
+    write_atomic(path, json.dumps({**previous, **by_module}, indent=1, sort_keys=True) + "\n")
     return 0 if all(r["ok"] is not False for r in rows) else 1
 
 

@@ -1,1 +1,80 @@
-"""pytest plugin (pytest11 entry point): check a project's own assignor inside its test suite."""
+"""pytest plugin (`pytest11` entry point `assigncheck`): check your own assignor inside your test suite.
+
+    def test_my_assignor_meets_the_spec(assigncheck):
+        assigncheck.check(MyAssignor(), promises="balance=perfect,fixpoint")
+
+    from assigncheck.spec import strategies   # the spec's hypothesis strategies, for your own properties
+
+    @given(strategies.problems(equal_subscriptions=True))
+    def test_my_property(problem): ...
+
+`assigncheck.check` runs the chosen profile's stages (default: properties and proofs of the quick
+profile; `--assigncheck-profile full`, `--assigncheck-stages ...` on the pytest command line) and fails
+the test with each finding and its minimized reproducer (the JSON is in the message, and on disk).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("assigncheck")
+    group.addoption("--assigncheck-profile", default="quick", help="gate profile for the assigncheck fixture")
+    group.addoption("--assigncheck-stages", default="properties,proofs",
+                    help="comma-separated gate stages the assigncheck fixture runs")
+
+
+class AssignCheck:
+    """The `assigncheck` fixture: run gate stages on an assignor object and fail with the reproducers."""
+
+    @property
+    def strategies(self) -> Any:
+        from assigncheck.spec import strategies
+
+        return strategies
+
+    def __init__(self, profile: str, stages: Sequence[str], report_dir: Path) -> None:
+        self.profile, self.stages, self.report_dir = profile, tuple(stages), report_dir
+
+    def check(self, assignor: Any, *, promises: str | None = None, stages: Sequence[str] | None = None,
+              seed: int = 0) -> Any:
+        from assigncheck.ci.gate import run_gate
+        from assigncheck.ci.summary import Declared
+        from assigncheck.impl.registry import load_target
+        from assigncheck.spec.json_format import load_problem, problem_to_json
+        from assigncheck.spec.promises import Promises
+
+        target = load_target(assignor) if isinstance(assignor, str) else _as_target(assignor)
+        if promises is not None:
+            target = Declared(target, Promises.parse(promises))
+        result = run_gate([target], self.profile, self.report_dir, stages or self.stages, seed)
+        if result.exit_code:
+            lines = [f"assigncheck: {target.name} failed the {self.profile} gate:"]
+            for f in result.findings[:5]:
+                lines.append(f"- {f.stage} / {f.invariant}: {f.message}")
+                if f.reproducer:
+                    import json
+
+                    doc = json.dumps(problem_to_json(load_problem(f.reproducer)))
+                    lines.append(f"  reproducer {f.reproducer}:\n  {doc}")
+            lines += [f"- {s.stage}: stage error: {s.error}" for s in result.stages if s.error]
+            pytest.fail("\n".join(lines), pytrace=False)
+        return result
+
+
+def _as_target(obj: Any) -> Any:
+    from assigncheck.impl.registry import from_object
+
+    return from_object(getattr(obj, "name", type(obj).__name__), obj)
+
+
+@pytest.fixture
+def assigncheck(request: pytest.FixtureRequest, tmp_path: Path) -> AssignCheck:
+    opts = request.config.option
+    stages = [s.strip() for s in opts.assigncheck_stages.split(",") if s.strip()]
+    return AssignCheck(opts.assigncheck_profile, stages, tmp_path / "assigncheck")

@@ -119,7 +119,7 @@ def _format_version(doc: Mapping[str, Any]) -> None:
         raise FormatError("format", f"unsupported version {version!r} (this assigncheck reads {FORMAT_VERSION})")
 
 
-def _member(obj: Any, path: str) -> Member:
+def member_from_json(obj: Any, path: str) -> Member:
     obj = _object(obj, path)
     _check_keys(obj, path, {"id", "subscription"}, {"owned", "generation", "instance_id", "rack"})
     subs = _list(obj["subscription"], f"{path}.subscription")
@@ -208,7 +208,7 @@ def _consumer_problem(doc: Mapping[str, Any]) -> Problem:
         doc, "", {"format", "topics", "members"}, {"kind", "protocol", "partition_racks", "lag", "note"}
     )
     topics = _topics(doc["topics"], "topics")
-    members = [_member(m, f"members[{i}]") for i, m in enumerate(_list(doc["members"], "members"))]
+    members = [member_from_json(m, f"members[{i}]") for i, m in enumerate(_list(doc["members"], "members"))]
     _unique_ids([m.member_id for m in members], "members")
     protocol = _str(doc.get("protocol", "eager"), "protocol")
     if protocol not in PROTOCOLS:
@@ -326,7 +326,7 @@ def _partitions_json(parts: Partitions) -> dict[str, list[int]]:
     return {t: arr.tolist() for t, arr in parts.items()}
 
 
-def _member_json(m: Member) -> dict[str, Any]:
+def member_to_json(m: Member) -> dict[str, Any]:
     doc: dict[str, Any] = {"id": m.member_id, "subscription": sorted(m.subscription)}
     if m.owned:
         doc["owned"] = _partitions_json(m.owned)
@@ -357,7 +357,7 @@ def problem_to_json(problem: AnyProblem) -> dict[str, Any]:
         "kind": "consumer",
         "protocol": problem.protocol,
         "topics": dict(problem.topics),
-        "members": [_member_json(m) for m in problem.members],
+        "members": [member_to_json(m) for m in problem.members],
     }
     if problem.partition_racks is not None:
         doc["partition_racks"] = {t: [sorted(r) for r in racks] for t, racks in problem.partition_racks.items()}
@@ -390,6 +390,7 @@ def write_atomic(path: str | os.PathLike[str], text: str) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a report is as readable as any file
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()
@@ -399,6 +400,12 @@ def write_atomic(path: str | os.PathLike[str], text: str) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return target
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def save_problem(problem: AnyProblem, path: str | os.PathLike[str], *, note: str | None = None) -> Path:

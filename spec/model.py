@@ -2,14 +2,15 @@
 
 Partitions are never objects of their own on the hot path. A topic carries a partition count, and a
 set of partitions of several topics (a member's claims, a member's assignment) is a `Partitions`
-mapping: topic name -> read-only int32 numpy array of partition indices. An array may hold junk
+mapping: topic name -> read-only int32 numpy array of partition indices, stored as one
+`PartitionSet` (one index array for all its topics). An array may hold junk
 (out-of-range or negative indices, repeats): claims are as sent, outputs are as returned, and it is
 the spec's job, not the container's, to judge them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal, TypeAlias
@@ -17,46 +18,184 @@ from typing import Literal, TypeAlias
 import numpy as np
 
 TopicPartition: TypeAlias = tuple[str, int]
-Partitions: TypeAlias = Mapping[str, np.ndarray]
 Protocol: TypeAlias = Literal["eager", "cooperative"]
 
 UNKNOWN_GENERATION = -1
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
-_EMPTY = np.zeros(0, dtype=np.int32)
-_EMPTY.setflags(write=False)
 
 
 def index_array(values: Iterable[int] | np.ndarray, *, sort: bool = False) -> np.ndarray:
-    """A read-only int32 array of partition indices (the storage unit of `Partitions`)."""
-    arr = np.array(values if isinstance(values, np.ndarray) else list(values), dtype=np.int32)
-    if arr.ndim != 1:
-        arr = arr.reshape(-1)
+    """A read-only int32 array of partition indices."""
+    arr = np.array(values if isinstance(values, np.ndarray) else list(values), dtype=np.int32).reshape(-1)
     if sort:
         arr = np.sort(arr, kind="stable")
     arr.setflags(write=False)
     return arr
 
 
+class TopicTable:
+    """Topic names interned once and numbered in name order; shared by the sets built together."""
+
+    __slots__ = ("names", "code")
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self.names: tuple[str, ...] = tuple(sorted(set(names)))
+        self.code: dict[str, int] = {n: i for i, n in enumerate(self.names)}
+
+
+class PartitionSet(Mapping[str, np.ndarray]):
+    """The storage of `Partitions`: topic -> read-only int32 index array, held compactly.
+
+    One index array for all topics (grouped by topic, topics in name order) and the bounds of each
+    topic's run, so a member holding one partition of each of 500 topics is one object, not 500.
+    `rows()` gives the flat view that vectorized code uses; the mapping view serves everyone else.
+    """
+
+    __slots__ = ("table", "codes", "bounds", "indices", "is_sorted")
+
+    def __init__(self, table: TopicTable, codes: np.ndarray, bounds: np.ndarray, indices: np.ndarray,
+                 is_sorted: bool) -> None:
+        self.table = table
+        self.codes = codes  # int64, ascending: the topics present (each with at least one index)
+        self.bounds = bounds  # int64, len(codes) + 1
+        self.indices = indices  # int32, read-only
+        self.is_sorted = is_sorted  # indices ascending within every topic
+
+    @classmethod
+    def from_rows(cls, table: TopicTable, topic_codes: np.ndarray, indices: np.ndarray, *,
+                  sort: bool = False) -> PartitionSet:
+        """From parallel per-partition arrays (topic code, index); keeps repeats and, unless `sort`,
+        the given order inside each topic."""
+        topic_codes = np.asarray(topic_codes, dtype=np.int64)
+        indices = np.asarray(indices, dtype=np.int32)
+        if len(topic_codes) > 1 and (sort or np.any(topic_codes[1:] < topic_codes[:-1])):
+            order = np.lexsort((indices, topic_codes)) if sort else np.argsort(topic_codes, kind="stable")
+            topic_codes, indices = topic_codes[order], indices[order]
+        return cls._grouped(table, topic_codes, indices, sort or len(indices) <= 1)
+
+    @classmethod
+    def _grouped(cls, table: TopicTable, topic_codes: np.ndarray, indices: np.ndarray,
+                 is_sorted: bool) -> PartitionSet:
+        cut = np.flatnonzero(topic_codes[1:] != topic_codes[:-1]) + 1
+        heads = np.concatenate(([0], cut)) if len(topic_codes) else cut
+        bounds = np.concatenate((heads, [len(indices)])).astype(np.int64)
+        if not indices.flags.writeable:
+            frozen = indices
+        else:
+            frozen = np.array(indices, dtype=np.int32)
+            frozen.setflags(write=False)
+        return cls(table, topic_codes[heads].astype(np.int64), bounds, frozen, is_sorted)
+
+    def _position(self, topic: str) -> int:
+        code = self.table.code.get(topic)
+        if code is not None:
+            pos = int(np.searchsorted(self.codes, code))
+            if pos < len(self.codes) and self.codes[pos] == code:
+                return pos
+        return -1
+
+    def __getitem__(self, topic: str) -> np.ndarray:
+        pos = self._position(topic)
+        if pos < 0:
+            raise KeyError(topic)
+        return self.indices[self.bounds[pos]:self.bounds[pos + 1]]
+
+    def __contains__(self, topic: object) -> bool:
+        return isinstance(topic, str) and self._position(topic) >= 0
+
+    def __iter__(self) -> Iterator[str]:
+        names = self.table.names
+        return (names[c] for c in self.codes.tolist())
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def items(self) -> Iterator[tuple[str, np.ndarray]]:  # type: ignore[override]
+        names, b, idx = self.table.names, self.bounds.tolist(), self.indices
+        return ((names[c], idx[b[i]:b[i + 1]]) for i, c in enumerate(self.codes.tolist()))
+
+    @property
+    def count(self) -> int:
+        return len(self.indices)
+
+    def rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """(topic code per partition in `table`, index per partition), in storage order."""
+        return np.repeat(self.codes, np.diff(self.bounds)), self.indices
+
+    def sorted(self) -> PartitionSet:
+        if self.is_sorted:
+            return self
+        return PartitionSet.from_rows(self.table, *self.rows(), sort=True)
+
+    def __repr__(self) -> str:
+        return f"PartitionSet({ {t: a.tolist() for t, a in self.items()} })"
+
+
+Partitions: TypeAlias = Mapping[str, np.ndarray]  # a PartitionSet wherever the model builds one
+
+EMPTY = PartitionSet(TopicTable(()), np.zeros(0, np.int64), np.zeros(1, np.int64), index_array([]), True)
+
+
 def partitions_of(
     spec: Partitions | Mapping[str, Iterable[int]] | Iterable[TopicPartition] | None, *, sort: bool = False
-) -> Partitions:
-    """Build a read-only `Partitions` from {topic: indices} or from (topic, index) pairs.
+) -> PartitionSet:
+    """Build a `PartitionSet` from {topic: indices} or from (topic, index) pairs.
 
     Topics with no index are dropped, so two equal sets always compare equal key by key.
     """
     if spec is None:
-        return MappingProxyType({})
-    if isinstance(spec, Mapping):
-        items: dict[str, np.ndarray] = {}
-        for topic, indices in spec.items():
-            arr = index_array(indices, sort=sort)
-            if len(arr):
-                items[str(topic)] = arr
-        return MappingProxyType(items)
-    grouped: dict[str, list[int]] = {}
-    for topic, index in spec:
-        grouped.setdefault(topic, []).append(index)
-    return partitions_of(grouped, sort=sort)
+        return EMPTY
+    if isinstance(spec, PartitionSet):
+        return spec.sorted() if sort else spec
+    if not isinstance(spec, Mapping):
+        grouped: dict[str, list[int]] = {}
+        for topic, index in spec:
+            grouped.setdefault(topic, []).append(index)
+        spec = grouped
+    arrays = {str(t): np.asarray(v if isinstance(v, np.ndarray) else list(v), dtype=np.int32).reshape(-1)
+              for t, v in spec.items()}
+    arrays = {t: a for t, a in arrays.items() if len(a)}
+    if not arrays:
+        return EMPTY
+    table = TopicTable(arrays)
+    codes = np.repeat(np.arange(len(table.names), dtype=np.int64), [len(arrays[t]) for t in table.names])
+    indices = np.concatenate([arrays[t] for t in table.names])
+    if sort:
+        return PartitionSet.from_rows(table, codes, indices, sort=True)
+    return PartitionSet._grouped(table, codes, indices, False)
+
+
+def sets_by_member(members: int, member_row: np.ndarray, table: TopicTable, topic_row: np.ndarray,
+                   index_row: np.ndarray) -> list[PartitionSet]:
+    """Group rows (member position, topic code, index) into one sorted `PartitionSet` per member.
+
+    One sort for the whole group; every member's set is a slice of the shared sorted arrays.
+    """
+    member_row = np.asarray(member_row, dtype=np.int64)
+    topic_row = np.asarray(topic_row, dtype=np.int64)
+    index_row = np.asarray(index_row, dtype=np.int32)
+    span_t, span_i = max(len(table.names), 1), int(index_row.max(initial=0)) + 1
+    if index_row.min(initial=0) >= 0 and max(members, 1) * span_t * span_i < 2**62:
+        key = np.sort((member_row * span_t + topic_row) * span_i + index_row)  # one key beats lexsort
+        index_row = (key % span_i).astype(np.int32)
+        key //= span_i
+        topic_row, member_row = key % span_t, key // span_t
+    else:  # junk indices (negative, huge): the general sort
+        order = np.lexsort((index_row, topic_row, member_row))
+        member_row, topic_row, index_row = member_row[order], topic_row[order], index_row[order]
+    index_row.setflags(write=False)
+    n = len(member_row)
+    new_run = np.ones(n, dtype=bool)
+    new_run[1:] = (member_row[1:] != member_row[:-1]) | (topic_row[1:] != topic_row[:-1])
+    heads = np.flatnonzero(new_run)
+    run_codes, run_member, bounds = topic_row[heads], member_row[heads], np.append(heads, n)
+    wanted = np.arange(members + 1)
+    rows_at = np.searchsorted(member_row, wanted).tolist()
+    runs_at = np.searchsorted(run_member, wanted).tolist()
+    return [
+        PartitionSet(table, run_codes[ra:rb], bounds[ra:rb + 1] - a, index_row[a:b], True) if b > a else EMPTY
+        for a, b, ra, rb in zip(rows_at, rows_at[1:], runs_at, runs_at[1:])
+    ]
 
 
 def iter_pairs(parts: Partitions) -> Iterator[TopicPartition]:
@@ -67,17 +206,17 @@ def iter_pairs(parts: Partitions) -> Iterator[TopicPartition]:
 
 
 def count_of(parts: Partitions) -> int:
+    if isinstance(parts, PartitionSet):
+        return parts.count
     return sum(len(arr) for arr in parts.values())
 
 
 def partitions_equal(a: Partitions, b: Partitions) -> bool:
     """Equality as multisets (order inside a topic does not matter, repeats do)."""
-    keys = {t for t, arr in a.items() if len(arr)} | {t for t, arr in b.items() if len(arr)}
-    for topic in keys:
-        x, y = a.get(topic, _EMPTY), b.get(topic, _EMPTY)
-        if len(x) != len(y) or not np.array_equal(np.sort(x), np.sort(y)):
-            return False
-    return True
+    a, b = partitions_of(a, sort=True), partitions_of(b, sort=True)
+    if a.count != b.count or list(a) != list(b):
+        return False
+    return bool(np.array_equal(a.indices, b.indices) and np.array_equal(np.diff(a.bounds), np.diff(b.bounds)))
 
 
 def _as_tuple_of_frozensets(racks: Iterable[Iterable[str]]) -> tuple[frozenset[str], ...]:
@@ -98,7 +237,7 @@ class Member:
     def __post_init__(self) -> None:
         if not isinstance(self.subscription, frozenset):
             object.__setattr__(self, "subscription", frozenset(self.subscription))
-        if not isinstance(self.owned, MappingProxyType):
+        if not isinstance(self.owned, PartitionSet):
             object.__setattr__(self, "owned", partitions_of(self.owned))
 
     def sort_key(self) -> tuple[int, str, str]:
@@ -201,8 +340,15 @@ class Assignment:
     ) -> Assignment:
         return cls({m: partitions_of(p) for m, p in spec.items()})
 
+    @classmethod
+    def from_rows(cls, member_ids: Sequence[str], member_row: np.ndarray, table: TopicTable,
+                  topic_row: np.ndarray, index_row: np.ndarray) -> Assignment:
+        """The fast constructor: one row per assigned partition (member position, topic code, index)."""
+        sets = sets_by_member(len(member_ids), member_row, table, topic_row, index_row)
+        return cls(dict(zip(member_ids, sets)))
+
     def get(self, member_id: str) -> Partitions:
-        return self.by_member.get(member_id, MappingProxyType({}))
+        return self.by_member.get(member_id, EMPTY)
 
     def count(self, member_id: str) -> int:
         return count_of(self.get(member_id))
@@ -242,7 +388,7 @@ class Client:
     def __post_init__(self) -> None:
         for name in ("active", "standby"):
             value = getattr(self, name)
-            if not isinstance(value, MappingProxyType):
+            if not isinstance(value, PartitionSet):
                 object.__setattr__(self, name, partitions_of(value))
 
 

@@ -2,53 +2,70 @@
 
 from __future__ import annotations
 
-from types import MappingProxyType
-
 import numpy as np
 
-from .model import Partitions, Problem, index_array
+from .model import Partitions, Problem, TopicTable, partitions_of, sets_by_member
 
 
-def _own_claims(problem: Problem) -> list[dict[str, np.ndarray]]:
-    """Rules 1-3 per member: existing partitions of still-subscribed topics, each counted once."""
-    out = []
+def _claim_rows(problem: Problem, table: TopicTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rules 1-2, all members at once: (member position, global partition id, topic code) per claim
+    of an existing partition of a topic the member still subscribes to. Repeats are still in."""
+    owned = [partitions_of(m.owned) for m in problem.members]
+    if not any(o.count for o in owned):
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    unknown = len(table.names)  # one extra code for topics absent from the metadata
+    # Claims built together share a topic table (a fed-back assignment): translate each table once.
+    tables: dict[int, int] = {}
+    remaps: list[np.ndarray] = []
+    for o in owned:
+        if id(o.table) not in tables:
+            tables[id(o.table)] = sum(len(r) for r in remaps)
+            remaps.append(np.array([table.code.get(n, unknown) for n in o.table.names], dtype=np.int64))
+    remap = np.concatenate(remaps) if remaps else np.zeros(0, dtype=np.int64)
+    subs: dict[frozenset[str], int] = {}
     for m in problem.members:
-        mine = {}
-        for topic, arr in m.owned.items():
-            n = problem.topics.get(topic)
-            if n is None or topic not in m.subscription:  # rule 1 (unknown topic), rule 2
-                continue
-            kept = np.unique(arr[(arr >= 0) & (arr < n)])  # rule 1 (index out of range), rule 3
-            if len(kept):
-                mine[topic] = kept
-        out.append(mine)
-    return out
+        subs.setdefault(m.subscription, len(subs))
+    subscribed = np.zeros((len(subs), unknown + 1), dtype=bool)
+    for sub, row in subs.items():
+        subscribed[row, [table.code[t] for t in sub if t in table.code]] = True
+    # One row per claim: its member, its topic (global code) and its index.
+    runs = np.concatenate([np.diff(o.bounds) for o in owned])
+    run_codes = np.concatenate([o.codes for o in owned]) + np.repeat(
+        np.array([tables[id(o.table)] for o in owned], dtype=np.int64), [len(o.codes) for o in owned])
+    topic = np.repeat(remap[run_codes], runs)
+    who = np.repeat(np.arange(len(owned), dtype=np.int64), [o.count for o in owned])
+    index = np.concatenate([o.indices for o in owned]).astype(np.int64)
+    sizes = np.array([problem.topics[t] for t in table.names] + [0], dtype=np.int64)
+    sub_of = np.array([subs[m.subscription] for m in problem.members], dtype=np.int64)
+    ok = subscribed[sub_of[who], topic] & (index >= 0) & (index < sizes[topic])  # rule 2, rule 1
+    offsets = np.concatenate(([0], np.cumsum(sizes)))
+    return who[ok], offsets[topic[ok]] + index[ok], topic[ok]
 
 
 def valid_owned(problem: Problem) -> dict[str, Partitions]:
     """Member id -> the partitions it validly owns (sorted, no repeats).
 
-    Rule 4: of several claimants of one partition, the single one with the highest generation owns
-    it; if two or more share the highest generation, nobody does (KAFKA-12984, KAFKA-14639).
+    Rule 3: a member listing a partition twice counts it once. Rule 4: of several claimants of one
+    partition, the single one with the highest generation owns it; if two or more share the highest
+    generation, nobody does (KAFKA-12984, KAFKA-14639).
     """
-    claims = _own_claims(problem)
-    result: list[dict[str, np.ndarray]] = [{} for _ in problem.members]
-    topics = sorted({t for mine in claims for t in mine})
-    for topic in topics:
-        claimants = [i for i, mine in enumerate(claims) if topic in mine]
-        idx = np.concatenate([claims[i][topic] for i in claimants])
-        who = np.concatenate([np.full(len(claims[i][topic]), i) for i in claimants])
-        gen = np.concatenate([np.full(len(claims[i][topic]), problem.members[i].generation) for i in claimants])
-        # Rows grouped by partition, highest generation first within a group.
-        order = np.lexsort((-gen, idx))
-        idx, who, gen = idx[order], who[order], gen[order]
-        first = np.ones(len(idx), dtype=bool)
-        first[1:] = idx[1:] != idx[:-1]
-        runner_up_ties = np.zeros(len(idx), dtype=bool)  # the next row claims the same partition, same gen
-        runner_up_ties[:-1] = (idx[1:] == idx[:-1]) & (gen[1:] == gen[:-1])
-        winners = first & ~runner_up_ties
-        for i in claimants:
-            won = idx[winners & (who == i)]
-            if len(won):
-                result[i][topic] = index_array(won)
-    return {m.member_id: MappingProxyType(r) for m, r in zip(problem.members, result)}
+    table = TopicTable(problem.topics)
+    who, gid, code = _claim_rows(problem, table)
+    gen = np.array([m.generation for m in problem.members], dtype=np.int64)[who]
+    # Rows grouped by partition, highest generation first; a member's repeats are adjacent (rule 3).
+    order = np.lexsort((who, -gen, gid))
+    who, gid, code, gen = who[order], gid[order], code[order], gen[order]
+    repeat = np.zeros(len(gid), dtype=bool)
+    repeat[1:] = (gid[1:] == gid[:-1]) & (who[1:] == who[:-1])
+    who, gid, code, gen = who[~repeat], gid[~repeat], code[~repeat], gen[~repeat]
+    first = np.ones(len(gid), dtype=bool)
+    first[1:] = gid[1:] != gid[:-1]
+    tied = np.zeros(len(gid), dtype=bool)  # the next claimant of the same partition has the same generation
+    tied[:-1] = (gid[1:] == gid[:-1]) & (gen[1:] == gen[:-1])
+    won = first & ~tied
+    sizes = np.array([problem.topics[t] for t in table.names], dtype=np.int64)
+    offsets = np.concatenate(([0], np.cumsum(sizes)))
+    who, code = who[won], code[won]
+    sets = sets_by_member(len(problem.members), who, table, code, gid[won] - offsets[code])
+    return {m.member_id: s for m, s in zip(problem.members, sets)}

@@ -25,7 +25,9 @@ class Promises:
     - per_topic_spread: KAFKA-16277 (see `spec.stickiness.per_topic_spread_violations`).
     - exact: the name of the spec reference assignor whose output must be reproduced exactly.
     - equal_subscriptions_only: the assignor is only defined for equal subscriptions.
-    - max_rounds: cooperative assignors converge (nothing withheld) within this many rounds.
+    - max_rounds: the assignor speaks the cooperative protocol (KIP-429) and converges (nothing withheld)
+      within this many rounds; None = eager only. An eager-only assignor never sees a cooperative group
+      in Kafka, so it is checked on the eager form of a cooperative problem.
     """
 
     balance: Balance = "none"

@@ -1,0 +1,56 @@
+"""Bounded Z3 proofs: per model, the largest bound (up a ladder) proved within the budget, and the time
+to refute the deliberately broken constrained variant. Times are wall and CPU seconds of this process
+(Z3 runs in it); on a shared machine the CPU figure is the fairer one."""
+
+from __future__ import annotations
+
+from benchmarks.harness import row
+
+# (members, partitions) ladders, smallest first; topics <= 2, generations: unknown + 2 known
+LADDER = [(2, 4), (3, 4), (3, 6), (4, 6), (4, 8), (5, 8), (5, 10), (6, 10), (6, 12), (7, 14), (8, 16)]
+QUICK_LADDER = [(2, 4), (3, 4), (3, 6)]
+
+
+def largest_proved(name: str, ladder: list[tuple[int, int]], budget: float) -> list[dict]:
+    from assigncheck.verify.models import get_model
+    from assigncheck.verify.prove import Bound, prove
+
+    rows = []
+    for members, partitions in ladder:
+        bound = Bound(members, partitions, topics=2, generations=2)
+        result = prove(get_model(name), bound, budget)
+        ok = result.all_proved
+        note = (f"cpu {result.cpu_seconds:.1f}s, {result.shapes_done}/{result.shapes_total} shapes, "
+                f"{result.solver_calls} queries; shared machine")
+        if not ok:
+            bad = [f"{o.invariant}: {o.status}" for o in result.outcomes.values() if o.status != "proved"]
+            note += "; " + "; ".join(bad[:3])
+        rows.append(row(f"prove {bound}", name, result.seconds, goal=f"proved within {budget:.0f} s", ok=ok,
+                        note=note))
+        if not ok:
+            break
+    return rows
+
+
+def refute_broken() -> dict:
+    from assigncheck.verify.models import BROKEN
+    from assigncheck.verify.prove import Bound, prove
+
+    model = BROKEN["sticky-constrained:ceiling-for-all"]
+    result = prove(model, Bound(6, 12, topics=2, generations=2), 60.0, stop_at_first=True)
+    found = result.counterexamples
+    last = result.per_shape[-1][1] if result.per_shape else float("nan")
+    note = (f"whole hunt from the smallest shape: cpu {result.cpu_seconds:.2f}s over {result.shapes_done} shapes; "
+            + (f"{found[0].invariant} at {found[0].shape}" if found else "none"))
+    return row("refute ceiling-for-all: query on the refuting shape", model.name, last,
+               goal="counterexample < 1 s", ok=bool(found) and last < 1.0, note=note)
+
+
+def run(quick: bool) -> list[dict]:
+    from assigncheck.verify.models import MODELS
+
+    budget = 20.0 if quick else 60.0
+    rows = [refute_broken()]
+    for name in MODELS:
+        rows += largest_proved(name, QUICK_LADDER if quick else LADDER, budget)
+    return rows

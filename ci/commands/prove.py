@@ -1,0 +1,88 @@
+"""`assigncheck prove`: bounded Z3 proofs of the built-in assignors' models (and the quota lemmas)."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "prove", help="prove invariants of the assignors' Z3 models up to a bound, or find a counterexample"
+    )
+    parser.add_argument("--assignor", action="append", metavar="NAME",
+                        help="a model name (repeatable; default: every model, plus the unbounded lemmas)")
+    parser.add_argument("--members", type=int, default=3, metavar="N", help="members <= N (default 3)")
+    parser.add_argument("--partitions", type=int, default=4, metavar="P", help="partitions <= P (default 4)")
+    parser.add_argument("--topics", type=int, default=2, metavar="T", help="topics <= T (default 2)")
+    parser.add_argument("--generations", type=int, default=2, metavar="G",
+                        help="known generations 1..G besides unknown (-1) (default 2)")
+    parser.add_argument("--seconds", type=float, default=60.0, metavar="S", help="time per model (default 60)")
+    parser.add_argument("--out", default="reports/prove", metavar="DIR", help="where counterexamples are written")
+    parser.add_argument("--first", action="store_true",
+                        help="hunt: stop at the first counterexample (one plain query per shape, no helper facts)")
+    parser.add_argument("--lemmas", action="store_true", help="also prove the unbounded quota lemmas")
+    parser.add_argument("--exhaustive", metavar="TARGET",
+                        help="instead: check TARGET (a built-in name or an outside target spec) on every problem "
+                             "within the bound, up to symmetry, against Z3's optima")
+    parser.add_argument("--promises", default=None, metavar="TEXT",
+                        help="with --exhaustive: the target's promises (default: what it declares)")
+    parser.add_argument("--protocol", default="eager", choices=("eager", "cooperative"),
+                        help="with --exhaustive: the problems' protocol")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from assigncheck.verify.lemmas import LEMMAS, prove_lemma
+    from assigncheck.verify.models import MODELS, get_model
+    from assigncheck.verify.prove import Bound, prove
+    from assigncheck.verify.replay import replay, save_counterexample
+
+    bound = Bound(args.members, args.partitions, args.topics, args.generations)
+    if args.exhaustive:
+        return _exhaustive(args, bound)
+    models = [get_model(n) for n in args.assignor] if args.assignor else list(MODELS.values())
+    refuted = False
+    if args.lemmas or not args.assignor:
+        print("lemmas (unbounded integers)")
+        for lemma in LEMMAS:
+            t0 = time.perf_counter()
+            status, cex = prove_lemma(lemma, args.seconds)
+            refuted |= status == "counterexample"
+            print(f"  {status:<14} {time.perf_counter() - t0:6.2f}s  {lemma.name}" + (f"  {cex}" if cex else ""))
+    for model in models:
+        result = prove(model, bound, args.seconds, stop_at_first=args.first)
+        print(f"{model.name}  {bound}: {result.shapes_done}/{result.shapes_total} shapes, {result.seconds:.2f}s")
+        for outcome in result.outcomes.values():
+            line = f"  {outcome.invariant:<24} {outcome.status}"
+            if outcome.note:
+                line += f" ({outcome.note})"
+            if outcome.status == "counterexample":
+                refuted = True
+                violations = replay(model, outcome.problem)
+                path = save_counterexample(model, outcome, violations, args.out)
+                seen = ", ".join(sorted({v.invariant for v in violations})) or "nothing (model only)"
+                line += f": {path} ({outcome.shape}); replay on impl: {seen}"
+            print(line, flush=True)
+    return 1 if refuted else 0
+
+
+def _exhaustive(args: argparse.Namespace, bound: object) -> int:
+    from pathlib import Path
+
+    from assigncheck.impl.registry import load_target
+    from assigncheck.spec.json_format import save_problem
+    from assigncheck.spec.promises import Promises
+    from assigncheck.verify.exhaustive import exhaust
+
+    target = load_target(args.exhaustive)
+    promises = Promises.parse(args.promises) if args.promises is not None else None
+    result = exhaust(target, bound, promises=promises, protocol=args.protocol, seconds=args.seconds)  # type: ignore[arg-type]
+    state = "all" if result.complete else "stopped after"
+    print(f"{args.exhaustive}  {bound}: {state} {result.checked} problems, {result.seconds:.2f}s, "
+          f"{len(result.findings)} violations")
+    for k, (problem, violation) in enumerate(result.findings):
+        path = save_problem(problem, Path(args.out) / f"exhaustive-{k}.json",
+                            note=f"assignor {args.exhaustive}: {violation} (small-scope exhaustive, {bound})")
+        print(f"  {violation}: {path}")
+    return 1 if result.findings else 0

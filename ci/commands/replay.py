@@ -1,0 +1,65 @@
+"""`assigncheck replay FILE [--target NAME]`: does a fuzz reproducer still reproduce?
+
+Exit 1 when the recorded violation reproduces (or, with no recorded invariant, any violation), 0 when it
+no longer does. The target and invariant come from the reproducer's note unless `--target` is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from assigncheck.spec.errors import InputError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("replay", help="rerun a fuzz reproducer: exit 1 if the violation reproduces")
+    parser.add_argument("file", type=Path, help="a reproducer written by `assigncheck fuzz` (problem JSON)")
+    parser.add_argument("--target", help="the assignor to replay against (default: the one named in the note)")
+    parser.add_argument("--budget", type=float, default=10.0, help="seconds one assign call may take (H7)")
+    parser.set_defaults(run=run)
+
+
+def _note(path: Path) -> str:
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ""  # load_problem below reports the file's problem precisely
+    return doc.get("note", "") if isinstance(doc, dict) and isinstance(doc.get("note", ""), str) else ""
+
+
+def run(args: argparse.Namespace) -> int:
+    from assigncheck.fuzz.targets import AssignorTarget, CodecTarget
+
+    if "" not in sys.path and os.getcwd() not in sys.path:  # `pkg.mod:Obj` targets of the project being checked
+        sys.path.insert(0, os.getcwd())
+    from assigncheck.fuzz.triage import load_codec_finding, parse_note
+    from assigncheck.spec.json_format import load_problem
+
+    codec = load_codec_finding(args.file)
+    if codec is not None:
+        target_name, data = codec
+        violation = CodecTarget(args.target or target_name).run(data)
+        print(f"reproduces: {violation}" if violation else f"no longer reproduces on {args.target or target_name}")
+        return 1 if violation else 0
+    fields = parse_note(_note(args.file))
+    target_name = args.target or fields.get("target")
+    if not target_name:
+        raise InputError("--target", f"{args.file} names no target in its note; pass --target")
+    problem = load_problem(args.file)
+    target = AssignorTarget(target_name, budget_s=args.budget)
+    invariant = fields.get("invariant")
+    violations = target.check(problem)
+    if not target.applies(problem):
+        print(f"{target_name} does not apply to this problem (outside its declared domain)")
+    matching = [v for v in violations if invariant is None or v.invariant == invariant]
+    for v in violations:
+        print(f"{'*' if v in matching else ' '} {v}")
+    if matching:
+        print(f"reproduces: {invariant or matching[0].invariant} on {target_name}")
+        return 1
+    print(f"no longer reproduces{f' {invariant}' if invariant else ''} on {target_name}")
+    return 0

@@ -1,0 +1,81 @@
+"""Gate stage `properties`: hypothesis drives the spec's strategies through the target and the checker.
+
+Hypothesis shrinks a failure before it re-raises it; the last failing example it ran is the minimal
+one, and that is the reproducer the stage writes.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from assigncheck.ci.gate import Context, findings_from_report, problem_kind
+from assigncheck.ci.results import StageResult
+from assigncheck.spec.promises import Assignor
+
+HARD_IDS = ("H1", "H2", "H3", "H4", "H5", "H6", "H7", "H8")
+
+
+def strategy_for(target: Assignor) -> Any:
+    """Problems inside the target's domain: Streams tasks, lag problems, equal subscriptions..."""
+    from assigncheck.spec import strategies as st
+
+    if problem_kind(target) == "streams":
+        return st.streams_problems()
+    promises = target.promises
+    return st.problems(
+        equal_subscriptions=True if promises.equal_subscriptions_only else None,
+        lag=promises.exact == "lag",
+    )
+
+
+def promised_ids(target: Assignor) -> tuple[str, ...]:
+    """The invariant ids a target is held to (JUnit gets one test case per id)."""
+    p = target.promises
+    ids = list(HARD_IDS)
+    if p.balance != "none":
+        ids.append(f"balance.{p.balance}")
+    if p.stickiness != "none":
+        ids.append(f"stickiness.{p.stickiness}")
+    ids += [name for name, on in (("fixpoint", p.fixpoint), ("per_topic_spread", p.per_topic_spread),
+                                  ("exact", p.exact is not None), ("rounds", p.max_rounds is not None)) if on]
+    return tuple(ids)
+
+
+def run(target: Assignor, ctx: Context) -> StageResult:
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import seed as fix_seed
+
+    from assigncheck.spec.check import check_assignor
+
+    started = time.monotonic()
+    deadline = started + ctx.profile.properties_s
+    last_failure: dict[str, Any] = {}
+    examples = 0
+
+    @fix_seed(ctx.seed)
+    @settings(max_examples=ctx.profile.examples, deadline=None, database=None, print_blob=False,
+              suppress_health_check=list(HealthCheck))
+    @given(strategy_for(target))
+    def holds(problem: Any) -> None:
+        nonlocal examples
+        if time.monotonic() > deadline and not last_failure:
+            return  # budget spent: the remaining examples pass trivially (shrinking still runs)
+        examples += 1
+        _, report = check_assignor(target, problem, seed=ctx.seed)
+        if not report.ok:
+            last_failure.update(problem=problem, report=report)
+            raise AssertionError(str(report.violations[0]))
+
+    result = StageResult("properties", target.name, checked=promised_ids(target))
+    try:
+        holds()
+    except AssertionError:
+        pass
+    if last_failure:
+        result.findings = findings_from_report("properties", target, last_failure["report"],
+                                               last_failure["problem"], ctx, seed=ctx.seed,
+                                               how=f", hypothesis seed {ctx.seed}")
+    result.seconds = time.monotonic() - started
+    result.stats = {"examples": examples}
+    return result

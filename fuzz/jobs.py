@@ -1,0 +1,132 @@
+"""`assigncheck fuzz`'s driver: J libFuzzer subprocesses per target, one live status line, a summary.
+
+Each job is `python -m assigncheck.fuzz.runner` with its own libFuzzer seed; all jobs of a target share
+one corpus directory (libFuzzer names inputs by hash and reloads the others' finds). Status is parsed
+from the jobs' stderr: the latest `#N ... cov: C ... exec/s: R` of each job, and `FINDING` lines.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from .triage import safe_name
+
+STATUS = re.compile(r"^#(\d+)\s+\w+\s+cov: (\d+).*?exec/s: (\d+)")
+FINDING = re.compile(r"^FINDING (new|known) (\S+) (.+)$")
+
+
+@dataclass
+class JobState:
+    execs: int = 0
+    cov: int = 0
+    rate: int = 0
+    lines: list[str] = field(default_factory=list)  # the tail, for the error report of a failed job
+    artifacts: list[str] = field(default_factory=list)  # libFuzzer's crash-/timeout- inputs
+
+
+@dataclass
+class TargetResult:
+    target: str
+    seconds: float
+    execs: int
+    cov: int
+    findings: dict[str, str]  # path -> invariant
+    failed_jobs: list[str]
+
+    @property
+    def rate(self) -> float:
+        return self.execs / self.seconds if self.seconds > 0 else 0.0
+
+
+def _read(stream: TextIO, state: JobState, findings: dict[str, str], lock: threading.Lock) -> None:
+    for line in stream:
+        line = line.rstrip("\n")
+        with lock:
+            state.lines = (state.lines + [line])[-20:]
+            m = STATUS.match(line)
+            if m:
+                state.execs, state.cov, state.rate = int(m[1]), int(m[2]), int(m[3])
+            if "Test unit written to " in line:
+                state.artifacts.append(line.split("Test unit written to ", 1)[1].strip())
+            f = FINDING.match(line)
+            if f:
+                findings[f[3]] = f[2]
+
+
+def _command(target: str, out: Path, corpus: Path, seeds: Path, seconds: float, seed: int, budget_s: float,
+             engine: str, max_len: int) -> list[str]:
+    return [sys.executable, "-m", "assigncheck.fuzz.runner", "--target", target, "--out", str(out),
+            "--corpus", str(corpus), "--seeds", str(seeds), "--seconds", str(seconds), "--seed", str(seed),
+            "--budget", str(budget_s), "--engine", engine, "--max-len", str(max_len)]
+
+
+def fuzz_target(target: str, *, seconds: float, jobs: int, out: Path, seed: int, budget_s: float, engine: str,
+                max_len: int, vectors: Path, stop_on_finding: bool = False,
+                status: TextIO = sys.stderr) -> TargetResult:
+    """Fuzz one target with `jobs` processes for `seconds`; findings land in `out` as they are found.
+    With `stop_on_finding` the jobs are stopped once the first reproducer is written (and minimized)."""
+    from .runner import build_seeds
+
+    kind = "streams" if "streams" in target else "consumer"
+    seeds = out / "seeds" / kind
+    build_seeds(vectors, seeds, kind)
+    corpus = out / "corpus" / safe_name(target)
+    corpus.mkdir(parents=True, exist_ok=True)
+    states = [JobState() for _ in range(jobs)]
+    findings: dict[str, str] = {}
+    lock = threading.Lock()
+    procs = []
+    start = time.monotonic()
+    try:
+        for j in range(jobs):
+            cmd = _command(target, out, corpus, seeds, seconds, seed + j, budget_s, engine, max_len)
+            proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                    errors="replace")
+            procs.append(proc)
+            threading.Thread(target=_read, args=(proc.stderr, states[j], findings, lock), daemon=True).start()
+        deadline = start + seconds + 60  # libFuzzer stops itself; this only guards against a wedged job
+        live = status.isatty()
+        last_line = 0.0
+        while any(p.poll() is None for p in procs):
+            time.sleep(0.5)
+            now = time.monotonic()
+            with lock:
+                line = (f"[{target}] {now - start:5.0f}s/{seconds:.0f}s  jobs {sum(p.poll() is None for p in procs)}"
+                        f"  execs {sum(s.execs for s in states):,}  exec/s {sum(s.rate for s in states):,}"
+                        f"  cov {max(s.cov for s in states)}  findings {len(findings)}")
+            if live:
+                status.write("\r" + line + "\033[K")
+                status.flush()
+            elif now - last_line >= 10:
+                status.write(line + "\n")
+                last_line = now
+            if now > deadline or (stop_on_finding and findings):
+                for p in procs:
+                    if p.poll() is None:
+                        p.terminate()
+        if live:
+            status.write("\n")
+    except KeyboardInterrupt:
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            p.wait(10)
+        raise
+    elapsed = time.monotonic() - start
+    for p in procs:
+        p.wait()
+    time.sleep(0.1)  # let the reader threads drain the last lines
+    stopped = stop_on_finding and findings
+    failed = []
+    for j, p in enumerate(procs):
+        if p.returncode not in (0, None) and not stopped:  # 70: libFuzzer's -timeout; 77: an exception escaped
+            saved = f", input saved as {', '.join(states[j].artifacts)}" if states[j].artifacts else ""
+            failed.append(f"job {j} exited {p.returncode}{saved}: " + " | ".join(states[j].lines[-3:]))
+    return TargetResult(target, elapsed, sum(s.execs for s in states), max(s.cov for s in states), findings, failed)

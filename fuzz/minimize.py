@@ -1,0 +1,187 @@
+"""Delta debugging on a problem: make it smaller while the same violation persists.
+
+Greedy: try candidate reductions in order of how much they remove (halves of the members first, then
+single members, topics, partition counts, claims, subscriptions, then cosmetic simplifications: racks,
+static ids, generations, lag, protocol); take the first that still fails, and start over from it. Stops
+when no reduction keeps the failure, or at the deadline (the best problem so far is returned).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+
+import numpy as np
+
+from assigncheck.spec.model import (
+    AnyProblem,
+    Client,
+    LagInfo,
+    Member,
+    Partitions,
+    Problem,
+    StreamsProblem,
+    TopicOffsets,
+    partitions_of,
+)
+
+
+def _chunks(n: int) -> Iterator[tuple[int, int]]:
+    """Index ranges to drop, biggest first: halves, quarters, ..., singles."""
+    size = n // 2
+    while size >= 1:
+        for start in range(0, n, size):
+            yield start, min(start + size, n)
+        size //= 2
+
+
+def _member(m: Member, **changes: object) -> Member:
+    fields = {"member_id": m.member_id, "subscription": m.subscription, "owned": m.owned,
+              "generation": m.generation, "instance_id": m.instance_id, "rack": m.rack}
+    fields.update(changes)
+    return Member(**fields)  # type: ignore[arg-type]
+
+
+def _with_member(problem: Problem, i: int, new: Member) -> Problem:
+    return problem.replace(members=problem.members[:i] + (new,) + problem.members[i + 1 :])
+
+
+def _resize(problem: Problem, topic: str, count: int | None) -> Problem:
+    """The problem with `topic` cut to `count` partitions (None: removed from the metadata everywhere)."""
+    topics = {t: (n if t != topic else count) for t, n in problem.topics.items() if t != topic or count is not None}
+    racks = dict(problem.partition_racks) if problem.partition_racks is not None else None
+    offsets = dict(problem.lag.offsets) if problem.lag is not None else None
+    if racks is not None:
+        racks.pop(topic, None)
+    if offsets is not None:
+        old = offsets.pop(topic)
+    if count is not None:
+        if racks is not None and topic in problem.partition_racks:  # type: ignore[operator]
+            racks[topic] = problem.partition_racks[topic][:count]  # type: ignore[index]
+        if offsets is not None:
+            offsets[topic] = TopicOffsets(old.begin[:count], old.end[:count], old.committed[:count])
+    lag = LagInfo(offsets, problem.lag.auto_offset_reset) if problem.lag is not None and offsets is not None else None
+    members = problem.members
+    if count is None:
+        members = tuple(_member(m, subscription=m.subscription - {topic},
+                                owned={t: a for t, a in m.owned.items() if t != topic}) for m in members)
+    return problem.replace(topics=topics, partition_racks=racks, lag=lag, members=members)
+
+
+def _drop_partition(problem: Problem, topic: str, j: int) -> Problem:
+    """Partition `j` of `topic` removed and the ones above renumbered, in the metadata and in every claim."""
+    shrunk = _resize(problem, topic, problem.topics[topic] - 1)
+    if problem.partition_racks is not None and topic in problem.partition_racks:
+        racks = problem.partition_racks[topic]
+        shrunk = shrunk.replace(partition_racks={**shrunk.partition_racks, topic: racks[:j] + racks[j + 1 :]})
+    if problem.lag is not None:
+        o = problem.lag.offsets[topic]
+        keep = np.arange(len(o.begin)) != j
+        offsets = {**shrunk.lag.offsets, topic: TopicOffsets(o.begin[keep], o.end[keep], o.committed[keep])}
+        shrunk = shrunk.replace(lag=LagInfo(offsets, problem.lag.auto_offset_reset))
+    members = []
+    for m in shrunk.members:
+        arr = m.owned.get(topic)
+        if arr is not None:
+            arr = arr[arr != j]
+            arr = np.where(arr > j, arr - 1, arr)
+            m = _member(m, owned={**m.owned, topic: arr})
+        members.append(m)
+    return shrunk.replace(members=tuple(members))
+
+
+def _smaller_parts(parts: Partitions) -> Iterator[Partitions]:
+    """Claims with a whole topic dropped, then with chunks of single claims dropped."""
+    if not parts:
+        return
+    yield partitions_of(None)
+    for topic in sorted(parts):
+        if len(parts) > 1:
+            yield partitions_of({t: a for t, a in parts.items() if t != topic})
+        arr = parts[topic]
+        for lo, hi in _chunks(len(arr)):
+            yield partitions_of({**parts, topic: np.concatenate([arr[:lo], arr[hi:]])})
+
+
+def _consumer_candidates(p: Problem) -> Iterator[Problem]:
+    n = len(p.members)
+    for lo, hi in _chunks(n):
+        yield p.replace(members=p.members[:lo] + p.members[hi:])
+    for topic in sorted(p.topics):
+        yield _resize(p, topic, None)
+    for topic, count in sorted(p.topics.items()):
+        for smaller in sorted({0, count // 2, count - 1} - {count}):
+            if smaller >= 0:
+                yield _resize(p, topic, smaller)
+    for topic, count in sorted(p.topics.items()):
+        for j in range(count):
+            yield _drop_partition(p, topic, j)
+    # A member and one partition together: balance bugs need the quota arithmetic to stay put.
+    if n <= 12 and p.partition_count <= 64:
+        for i in range(n):
+            fewer = p.replace(members=p.members[:i] + p.members[i + 1 :])
+            for topic, count in sorted(p.topics.items()):
+                for j in range(count):
+                    yield _drop_partition(fewer, topic, j)
+    for i, m in enumerate(p.members):
+        for owned in _smaller_parts(m.owned):
+            yield _with_member(p, i, _member(m, owned=owned))
+    for i, m in enumerate(p.members):
+        for topic in sorted(m.subscription):
+            yield _with_member(p, i, _member(m, subscription=m.subscription - {topic}))
+    if p.partition_racks is not None:
+        yield p.replace(partition_racks=None)
+    if p.lag is not None:
+        yield p.replace(lag=None)
+    if p.protocol == "cooperative":
+        yield p.replace(protocol="eager")
+    for i, m in enumerate(p.members):
+        if m.rack is not None:
+            yield _with_member(p, i, _member(m, rack=None))
+        if m.instance_id is not None:
+            yield _with_member(p, i, _member(m, instance_id=None))
+        if m.generation > -1:
+            yield _with_member(p, i, _member(m, generation=-1))
+            yield _with_member(p, i, _member(m, generation=m.generation - 1))
+
+
+def _streams_candidates(p: StreamsProblem) -> Iterator[StreamsProblem]:
+    for lo, hi in _chunks(len(p.clients)):
+        yield StreamsProblem(p.subtopologies, p.clients[:lo] + p.clients[hi:])
+    for name, count in sorted(p.subtopologies.items()):
+        for smaller in sorted({0, count // 2, count - 1} - {count}):
+            if smaller >= 0:
+                yield StreamsProblem({**p.subtopologies, name: smaller}, p.clients)
+    for i, c in enumerate(p.clients):
+        for active in _smaller_parts(c.active):
+            yield StreamsProblem(p.subtopologies, p.clients[:i] + (Client(c.client_id, c.capacity, active, c.standby),)
+                                 + p.clients[i + 1 :])
+        for standby in _smaller_parts(c.standby):
+            yield StreamsProblem(p.subtopologies, p.clients[:i] + (Client(c.client_id, c.capacity, c.active, standby),)
+                                 + p.clients[i + 1 :])
+        if c.capacity > 1:
+            yield StreamsProblem(p.subtopologies, p.clients[:i] + (Client(c.client_id, 1, c.active, c.standby),)
+                                 + p.clients[i + 1 :])
+
+
+def candidates(problem: AnyProblem) -> Iterator[AnyProblem]:
+    """Every one-step reduction of `problem`, the biggest first."""
+    if isinstance(problem, StreamsProblem):
+        return _streams_candidates(problem)
+    return _consumer_candidates(problem)
+
+
+def minimize(problem: AnyProblem, still_fails: Callable[[AnyProblem], bool], *, seconds: float = 30.0) -> AnyProblem:
+    """The smallest problem greedy delta debugging reaches on which `still_fails` holds."""
+    deadline = time.monotonic() + seconds
+    best = problem
+    progress = True
+    while progress and time.monotonic() < deadline:
+        progress = False
+        for candidate in candidates(best):
+            if time.monotonic() >= deadline:
+                break
+            if still_fails(candidate):
+                best, progress = candidate, True
+                break
+    return best

@@ -1,0 +1,154 @@
+"""Fuzz targets: bytes -> problem -> the assignor under test -> the spec's verdict.
+
+An assignor target checks everything `spec.check.check_assignor` checks (H1-H8 with a per-call time
+budget, determinism, order independence, and the assignor's declared promises); with the scenario bit set
+the bytes also carry membership changes, and every rebalance round reached is checked the same way. A
+codec target feeds raw bytes to one wire decoder: a `WireFormatError` is the expected answer to junk, any
+other exception (or a decoded message that does not survive re-encoding) is a finding.
+
+Target names: a built-in assignor (`impl.registry.names()`), any outside target `impl.registry.load_target`
+accepts (`pkg.mod:Obj`, `cmd:...`), or `codec:subscription|assignment|sticky|cooperative`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from assigncheck.impl import registry
+from assigncheck.spec import codec
+from assigncheck.spec.check import check_assignor, in_domain
+from assigncheck.spec.errors import InputError, WireFormatError
+from assigncheck.spec.model import AnyProblem, Assignment, Problem, StreamsProblem
+from assigncheck.spec.promises import Assignor
+from assigncheck.spec.scenario import Scenario, run_scenario, validate_scenario
+from assigncheck.spec.violations import Violation
+
+from .decode import decode, decode_scenario, scenario_bit
+
+CODEC_TARGETS: dict[str, tuple[Callable[[bytes], object], Callable[[object], bytes]]] = {
+    "codec:subscription": (codec.decode_subscription, codec.encode_subscription),  # type: ignore[dict-item]
+    "codec:assignment": (codec.decode_assignment, codec.encode_assignment),  # type: ignore[dict-item]
+    "codec:sticky": (codec.decode_sticky_user_data, codec.encode_sticky_user_data),  # type: ignore[dict-item]
+    "codec:cooperative": (codec.decode_cooperative_user_data, codec.encode_cooperative_user_data),  # type: ignore[dict-item]
+}
+
+
+def shape(problem: AnyProblem) -> str:
+    """A coarse description of a problem, part of a finding's signature: kind, protocol, subscriptions."""
+    if isinstance(problem, StreamsProblem):
+        return "streams"
+    subs = "equal" if problem.subscriptions_equal() else "unequal"
+    racks = "+racks" if problem.partition_racks is not None or any(m.rack for m in problem.members) else ""
+    return f"{problem.protocol}/{subs}{racks}"
+
+
+@dataclass(frozen=True)
+class Finding:
+    target: str
+    violation: Violation
+    problem: AnyProblem
+    data: bytes
+
+    @property
+    def signature(self) -> str:
+        """Deduplication key (invariant, assignor, shape), shortened to a file-name-safe hash."""
+        key = f"{self.violation.invariant}|{self.target}|{shape(self.problem)}"
+        return hashlib.sha1(key.encode()).hexdigest()[:12]
+
+
+class AssignorTarget:
+    """One assignor under test. `check(problem)` -> the violations `check_assignor` reports."""
+
+    def __init__(self, spec: str, *, budget_s: float = 2.0, seed: int = 0, oracle: bool | None = None,
+                 kind: str | None = None, cooperative: bool | None = None) -> None:
+        self.spec = spec
+        self.assignor: Assignor = registry.load_target(spec)
+        self.budget_s = budget_s
+        self.seed = seed
+        # The min-cost-flow oracle only matters for promises that need it; skipping it keeps fuzzing fast.
+        needs_oracle = self.assignor.promises.balance == "optimal" or self.assignor.promises.stickiness != "none"
+        self.oracle = oracle if oracle is not None or needs_oracle else False
+        self.kind = kind or ("streams" if "streams" in spec else "consumer")
+        # Kafka hands cooperative rebalances only to assignors that support them; here that is an assignor
+        # declaring how many rounds it needs (`promises.max_rounds`). Others get every input as eager.
+        self.cooperative = self.assignor.promises.max_rounds is not None if cooperative is None else cooperative
+
+    def applies(self, problem: AnyProblem) -> bool:
+        """Problems outside the assignor's declared domain (equal subscriptions only) are not its bugs."""
+        return isinstance(problem, StreamsProblem) or in_domain(problem, self.assignor.promises)
+
+    def check(self, problem: AnyProblem) -> list[Violation]:
+        if not self.applies(problem):
+            return []
+        _, report = check_assignor(self.assignor, problem, budget_s=self.budget_s, seed=self.seed, oracle=self.oracle)
+        return list(report.violations)
+
+    def problems(self, data: bytes) -> list[AnyProblem]:
+        """The problems one input reaches: the decoded one, or every round input of its scenario."""
+        problem = decode(data, self.kind)
+        if self.kind == "streams":
+            return [problem]
+        if not self.cooperative and problem.protocol == "cooperative":  # type: ignore[union-attr]
+            problem = problem.replace(protocol="eager")  # type: ignore[union-attr]
+        if not scenario_bit(data):
+            return [problem]
+        reached: list[Problem] = []
+
+        def assign(p: Problem) -> Assignment:
+            reached.append(p)
+            return self.assignor.assign(p)
+
+        scenario = Scenario(problem, decode_scenario(data).steps)  # type: ignore[arg-type]
+        validate_scenario(scenario)  # a step that does not fit is a decoder bug: let it stop the job loudly
+        try:
+            run_scenario(assign, scenario)
+        except Exception:  # noqa: BLE001 - the assignor crashed; check_assignor reports it as H7 below
+            pass
+        return reached or [problem]
+
+    def run(self, data: bytes) -> Finding | None:
+        """The first violation this input provokes, or None."""
+        for problem in self.problems(data):
+            violations = self.check(problem)
+            if violations:
+                return Finding(self.spec, violations[0], problem, data)
+        return None
+
+    def reproduces(self, problem: AnyProblem, invariant: str) -> bool:
+        return any(v.invariant == invariant for v in self.check(problem))
+
+
+class CodecTarget:
+    """One wire decoder: junk must give `WireFormatError`; what decodes must re-encode to itself."""
+
+    def __init__(self, spec: str) -> None:
+        if spec not in CODEC_TARGETS:
+            raise InputError("--target", f"unknown codec target {spec!r}; known: {', '.join(CODEC_TARGETS)}")
+        self.spec = spec
+        self.decode, self.encode = CODEC_TARGETS[spec]
+
+    def run(self, data: bytes) -> Violation | None:
+        try:
+            message = self.decode(data)
+        except WireFormatError:
+            return None
+        except Exception as e:  # noqa: BLE001 - exactly what this target hunts
+            return Violation("codec.crash", f"{self.spec} raised {type(e).__name__}: {e}")
+        again = self.decode(self.encode(message))
+        if again != message:
+            return Violation("codec.roundtrip", f"{self.spec}: {message!r} re-encodes to {again!r}")
+        return None
+
+
+def load(spec: str, **options: object) -> AssignorTarget | CodecTarget:
+    """The fuzz target called `spec` (see the module doc)."""
+    if spec.startswith("codec:"):
+        return CodecTarget(spec)
+    return AssignorTarget(spec, **options)  # type: ignore[arg-type]
+
+
+def all_targets() -> list[str]:
+    """What `--target all` fuzzes: every built-in assignor, then every wire decoder."""
+    return [*registry.names(), *CODEC_TARGETS]

@@ -1,0 +1,134 @@
+"""Constrained sticky assignment for equal subscriptions (KAFKA-12464, two phases; ALGORITHMS.md).
+
+Everything is array arithmetic over "global partition ids": topics in name order, `g = offset[t] + i`,
+so `(topic, index)` order is plain integer order. A member's valid claims become one run of a sorted
+array (its *keep order*); phase 1 keeps a prefix of each run, phase 2 deals the rest round-robin.
+`ConstrainedLayout` and the helpers are shared with the four-phase variant (`impl/constrained4.py`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from assigncheck.spec.model import AnyProblem, Assignment, Problem, TopicTable, partitions_of
+from assigncheck.spec.ownership import valid_owned
+from assigncheck.spec.promises import Promises
+
+from .require import require_problem
+
+CONSTRAINED_PROMISES = Promises(
+    balance="perfect", stickiness="max_retained", fixpoint=True, per_topic_spread=True, equal_subscriptions_only=True
+)
+
+
+@dataclass(frozen=True)
+class ConstrainedLayout:
+    """The members (`M`, by id), topics (`T`, by name) and every member's valid claims in keep order."""
+
+    member_ids: list[str]
+    table: TopicTable  # T, coded in name order
+    offsets: np.ndarray  # int64, len(T) + 1: topic k owns global ids offsets[k] .. offsets[k+1]-1
+    claims: np.ndarray  # global ids, grouped by member (in M order), each group in keep order
+    starts: np.ndarray  # claims[starts[m]:starts[m] + valid[m]] are member m's
+    valid: np.ndarray  # |V_m| per member
+
+    @property
+    def partitions(self) -> int:
+        return int(self.offsets[-1])
+
+    @classmethod
+    def of(cls, problem: Problem) -> ConstrainedLayout:
+        members = sorted(problem.members, key=lambda m: m.member_id)
+        subscription = members[0].subscription if members else frozenset()
+        table = TopicTable(t for t in subscription if t in problem.topics)
+        offsets = np.zeros(len(table.names) + 1, dtype=np.int64)
+        np.cumsum([problem.topics[t] for t in table.names], out=offsets[1:])
+        owned = valid_owned(problem)
+        sets = [partitions_of(owned[m.member_id]) for m in members]
+        remaps: dict[int, np.ndarray] = {}  # valid claims share one topic table: map it to T's offsets once
+        for ps in sets:
+            if id(ps.table) not in remaps:  # valid claims are of subscribed, existing topics: all in T
+                remaps[id(ps.table)] = np.array(
+                    [offsets[table.code[n]] if n in table.code else -1 for n in ps.table.names], dtype=np.int64)
+        # One pass over the group: per (member, topic) run its global offset and length, then rows.
+        run_base = np.concatenate([remaps[id(ps.table)][ps.codes] for ps in sets] + [np.zeros(0, np.int64)])
+        empty = [np.zeros(0, np.int64)]
+        run_len = np.concatenate([ps.bounds[1:] for ps in sets] + empty) - np.concatenate(
+            [ps.bounds[:-1] for ps in sets] + empty)
+        valid = np.array([ps.count for ps in sets], dtype=np.int64)
+        g = np.concatenate([ps.indices for ps in sets] + [np.zeros(0, np.int32)]).astype(np.int64)
+        g += np.repeat(run_base, run_len)
+        owner = np.repeat(np.arange(len(members)), valid)
+        # rank = position among the member's own indices of the topic (valid claims are sorted, unique)
+        rank = np.arange(len(g)) - np.repeat(np.cumsum(run_len) - run_len, run_len)
+        order = np.lexsort((g, rank, owner))  # keep order: (rank, topic) within each member
+        claims = g[order]
+        starts = np.cumsum(valid) - valid
+        return cls([m.member_id for m in members], table, offsets, claims, starts, valid)
+
+    def prefixes(self, kept: np.ndarray) -> np.ndarray:
+        """A mask over `claims`: the first `kept[m]` entries of every member's run."""
+        owner = np.repeat(np.arange(len(self.valid)), self.valid)
+        return np.arange(len(self.claims)) - self.starts[owner] < kept[owner]
+
+    def unassigned(self, taken: np.ndarray) -> np.ndarray:
+        """Global ids not in `taken`, ascending: `U`, in (topic, index) order."""
+        free = np.ones(self.partitions, dtype=bool)
+        free[taken] = False
+        return np.flatnonzero(free)
+
+    def assignment(self, owners: np.ndarray, ids: np.ndarray) -> Assignment:
+        """Build the `Assignment` from parallel arrays (member position, global id)."""
+        topic = np.searchsorted(self.offsets, ids, side="right") - 1
+        return Assignment.from_rows(self.member_ids, owners, self.table, topic, ids - self.offsets[topic])
+
+
+def quotas(layout: ConstrainedLayout) -> tuple[int, int, int]:
+    """(f, c, r): floor and ceiling of P / C, and how many members get the ceiling."""
+    count = len(layout.member_ids)
+    f, r = divmod(layout.partitions, count)
+    return f, f + (r > 0), r
+
+
+def deal(need: np.ndarray) -> np.ndarray:
+    """The receivers of a round-robin deal: lap k visits, in member order, every member with need > k."""
+    member = np.repeat(np.arange(len(need)), need)
+    lap = np.arange(len(member)) - np.repeat(np.cumsum(need) - need, need)
+    return member[np.lexsort((member, lap))]
+
+
+def general_sticky(problem: Problem) -> Assignment:
+    """Unequal subscriptions are outside the constrained domain: use the general algorithm."""
+    from assigncheck.impl import registry  # late: the registry imports this module lazily too
+
+    return registry.get("sticky").assign(problem)
+
+
+class ConstrainedStickyAssignor:
+    name = "sticky-constrained"
+    promises = CONSTRAINED_PROMISES
+
+    def assign(self, problem: AnyProblem) -> Assignment:
+        problem = require_problem(problem, self.name)
+        if not problem.subscriptions_equal():
+            return general_sticky(problem)
+        if not problem.members:
+            return Assignment({})
+        layout = ConstrainedLayout.of(problem)
+        f, c, r = quotas(layout)
+        v = layout.valid
+        # Phase 1: keep up to f; the first r members (M order) that hold at least c keep c.
+        keeps_max = (v >= c) & (c > f)
+        keeps_max &= np.cumsum(keeps_max) <= r
+        kept = np.where(keeps_max, c, np.minimum(v, f))
+        kept_ids = layout.claims[layout.prefixes(kept)]
+        kept_owners = np.repeat(np.arange(len(v)), kept)
+        # Phase 2: the first r - n_max other members aim for c; deal U to everyone below target.
+        extra = ~keeps_max
+        extra &= np.cumsum(extra) <= r - int(keeps_max.sum())
+        need = np.where(keeps_max | extra, c, f) - kept
+        receivers = deal(need)
+        dealt = layout.unassigned(kept_ids)
+        return layout.assignment(np.concatenate((kept_owners, receivers)), np.concatenate((kept_ids, dealt)))

@@ -1,0 +1,1 @@
+"""Outside targets: assignors that are not ours, checked unmodified (other libraries, other languages)."""

@@ -1,0 +1,324 @@
+"""The checker: judge one output (`check_assignment`) or one assignor on one problem (`check_assignor`).
+
+A `Report` carries every violation (hard invariants always; the promises the caller declares) and a
+quality table of every measure, whether promised or not (SPEC.md §8: undeclared promises are measured
+and reported, not enforced).
+
+Oracle figures (optimal Σ count², max retained) come from a min-cost flow whose size grows with the
+(topic, subscriber) pairs; they are computed when the problem has at most `ORACLE_MAX_PAIRS` such pairs
+and `ORACLE_MAX_MEMBERS` members, or whenever the caller passes `oracle=True` (`oracle=False` never).
+Above that, promises that need them (balance "optimal", stickiness "max_retained") are not enforced
+and their figures are None.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import balance as bal
+from . import stickiness as st
+from .errors import InputError
+from .invariants import CAP, and_more, check_hard
+from .model import Assignment, Client, Member, Problem, StreamsProblem, partitions_equal
+from .oracle_cache import max_retained as oracle_max_retained
+from .oracle_cache import optimal_sum_squares
+from .promises import Assignor, Promises
+from .rounds import next_round, run_rounds
+from .violations import Violation
+
+ORACLE_MAX_PAIRS = 300_000  # measured: both figures together take about 3 s there
+ORACLE_MAX_MEMBERS = 5_000
+
+Quality = dict[str, int | float | None]
+
+
+@dataclass(frozen=True)
+class Report:
+    violations: tuple[Violation, ...] = ()
+    quality: Quality = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+    def merge(self, *others: Report) -> Report:
+        """Violations concatenated in order; quality figures of later reports win on equal names."""
+        quality = dict(self.quality)
+        for other in others:
+            quality.update(other.quality)
+        return Report(self.violations + tuple(v for o in others for v in o.violations), quality)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "violations": [v.to_json() for v in self.violations], "quality": dict(self.quality)}
+
+
+def oracle_affordable(problem: Problem) -> bool:
+    pairs = sum(len(m.subscription & problem.topics.keys()) for m in problem.members)
+    return pairs <= ORACLE_MAX_PAIRS and len(problem.members) <= ORACLE_MAX_MEMBERS
+
+
+def oracle_balance(problem: Problem, promises: Promises) -> str | None:
+    """The balance the oracle's max_retained is taken under, or None when the oracle does not model it."""
+    if promises.balance == "perfect":
+        return "perfect" if problem.subscriptions_equal() else "none"
+    return promises.balance if promises.balance in ("none", "optimal") else None
+
+
+def in_domain(problem: Problem, promises: Promises) -> bool:
+    return not (promises.equal_subscriptions_only and not problem.subscriptions_equal())
+
+
+def check_assignment(
+    problem: Problem | StreamsProblem, assignment: Assignment, promises: Promises | None = None,
+    *, oracle: bool | None = None,
+) -> Report:
+    """H1-H6 always; the promised balance, stickiness and per-topic spread when nothing is withheld and
+    the problem is in the assignor's domain (SPEC.md §6, §8); every measure in `quality`."""
+    if isinstance(problem, StreamsProblem):
+        from .streams_checks import check_streams
+
+        return check_streams(problem, assignment)
+    promises = promises or Promises()
+    use_oracle = oracle_affordable(problem) if oracle is None else oracle
+    ob = oracle_balance(problem, promises)
+    held = st.withheld(problem, assignment)
+    violations = check_hard(problem, assignment)
+    enforce = held == 0 and in_domain(problem, promises)
+    if enforce:
+        if promises.balance != "none" and (promises.balance != "optimal" or use_oracle):
+            violations += bal.BALANCE_CHECKS[promises.balance](problem, assignment)
+        if promises.stickiness == "max_retained" and use_oracle and ob is not None:
+            violations += st.max_retained(problem, assignment, ob)
+        if promises.per_topic_spread:
+            violations += st.per_topic_spread_violations(problem, assignment)
+    quality: Quality = {
+        "members": len(problem.members),
+        "partitions": problem.partition_count,
+        "spread": bal.spread(problem, assignment),
+        "sum_squares": bal.sum_squares(problem, assignment),
+        "optimal_sum_squares": optimal_sum_squares(problem) if use_oracle else None,
+        "retained": st.retained(problem, assignment),
+        "max_retained": oracle_max_retained(problem, ob) if use_oracle and ob is not None else None,
+        "moves": st.moves(problem, assignment),
+        "withheld": held,
+        "per_topic_spread": st.per_topic_spread(problem, assignment),
+        "promises_enforced": int(enforce),
+    }
+    return Report(tuple(violations), quality)
+
+
+# ---- running an assignor --------------------------------------------------------------------------
+
+
+class _Failed(Exception):
+    """An assignor run that broke H7; carries the violation out of `run_rounds`."""
+
+    def __init__(self, violation: Violation) -> None:
+        super().__init__(violation.message)
+        self.violation = violation
+
+
+class _OverBudget(BaseException):
+    """Raised inside a runaway `assign` call by the interval timer (a BaseException, so an assignor's
+    own `except Exception` cannot swallow it)."""
+
+
+def _on_alarm(signum: int, frame: Any) -> None:
+    raise _OverBudget
+
+
+@contextmanager
+def _deadline(budget_s: float | None) -> Iterator[bool]:
+    """Interrupt the block after `budget_s` with SIGALRM when we can (main thread, POSIX): no thread
+    per call, and a pure-Python infinite loop really stops. Yields whether the timer is armed."""
+    armed = (budget_s is not None and hasattr(signal, "setitimer")
+             and threading.current_thread() is threading.main_thread()
+             and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0))
+    if not armed:
+        yield False
+        return
+    previous = signal.signal(signal.SIGALRM, _on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, budget_s)
+    try:
+        yield True
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _in_thread(assignor: Assignor, problem: Problem | StreamsProblem, budget_s: float | None,
+               box: dict[str, Any]) -> bool:
+    """Outside the main thread: run in a daemon thread; past the budget it is abandoned (Python cannot
+    stop a thread). Returns whether the call finished."""
+
+    def call() -> None:
+        try:
+            box["out"] = assignor.assign(problem)
+        except BaseException as e:  # an assignor's crash is a finding, whatever it raises
+            box["error"] = e
+
+    worker = threading.Thread(target=call, name=f"assign:{getattr(assignor, 'name', '?')}", daemon=True)
+    worker.start()
+    worker.join(budget_s)
+    return not worker.is_alive()
+
+
+def run_assignor(assignor: Assignor, problem: Problem | StreamsProblem, budget_s: float | None) -> Assignment:
+    """One `assign` call under H7: any exception, a result that is not an Assignment, or running past
+    the budget raises `_Failed`. A runaway call is interrupted (main thread) or abandoned (elsewhere)."""
+    name = getattr(assignor, "name", type(assignor).__name__)
+    box: dict[str, Any] = {}
+    start = time.perf_counter()
+    finished = True
+    try:
+        with _deadline(budget_s) as armed:
+            if armed or budget_s is None:
+                try:
+                    box["out"] = assignor.assign(problem)
+                except (_OverBudget, KeyboardInterrupt):
+                    raise
+                except BaseException as e:  # an assignor's crash is a finding, whatever it raises
+                    box["error"] = e
+            else:
+                finished = _in_thread(assignor, problem, budget_s, box)
+    except _OverBudget:  # also when the alarm lands between the call's return and the disarm
+        finished = False
+    elapsed = time.perf_counter() - start
+    if not finished:
+        raise _Failed(Violation("H7", f"{name} did not finish within the {budget_s:g} s budget"))
+    if "error" in box:
+        e = box["error"]
+        raise _Failed(Violation("H7", f"{name} raised {type(e).__name__}: {e}"))
+    if budget_s is not None and elapsed > budget_s:
+        raise _Failed(Violation("H7", f"{name} took {elapsed:.2f} s, over the {budget_s:g} s budget"))
+    out = box.get("out")
+    if not isinstance(out, Assignment):
+        raise _Failed(Violation("H7", f"{name} returned {type(out).__name__}, not an Assignment"))
+    return out
+
+
+def differing_members(a: Assignment, b: Assignment) -> list[str]:
+    """Member ids whose partitions differ between two outputs (or that only one output names)."""
+    ids = sorted(set(a.by_member) | set(b.by_member))
+    return [m for m in ids if m not in a.by_member or m not in b.by_member
+            or not partitions_equal(a.by_member[m], b.by_member[m])]
+
+
+def _differs(invariant: str, what: str, a: Assignment, b: Assignment) -> list[Violation]:
+    diff = differing_members(a, b)
+    if not diff:
+        return []
+    names = ", ".join(diff[:CAP]) + and_more(len(diff), CAP)
+    return [Violation(invariant, f"{what}; members whose partitions differ: {names}", tuple(diff[:CAP]))]
+
+
+def _shuffled_parts(parts: Any, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    topics = list(parts)
+    return {topics[i]: rng.permutation(parts[topics[i]]) for i in rng.permutation(len(topics)).tolist()}
+
+
+def shuffled_problem(problem: Problem | StreamsProblem, seed: int) -> Problem | StreamsProblem:
+    """The same problem with members, topics, subscriptions and claims listed in another (seeded) order."""
+    rng = np.random.default_rng(seed)
+    if isinstance(problem, StreamsProblem):
+        clients = [
+            Client(c.client_id, c.capacity, _shuffled_parts(c.active, rng), _shuffled_parts(c.standby, rng))
+            for c in problem.clients
+        ]
+        return StreamsProblem(problem.subtopologies, tuple(clients[i] for i in rng.permutation(len(clients))))
+    members = [
+        Member(m.member_id, frozenset(rng.permutation(sorted(m.subscription)).tolist()),
+               _shuffled_parts(m.owned, rng), m.generation, m.instance_id, m.rack)
+        for m in problem.members
+    ]
+    names = list(problem.topics)
+    topics = {names[i]: problem.topics[names[i]] for i in rng.permutation(len(names)).tolist()}
+    order = rng.permutation(len(members)).tolist()
+    return problem.replace(members=tuple(members[i] for i in order), topics=topics)
+
+
+def _with_round(report: Report, k: int) -> list[Violation]:
+    return [Violation(v.invariant, f"round {k}: {v.message}", v.members, v.partitions) for v in report.violations]
+
+
+def check_assignor(
+    assignor: Assignor, problem: Problem | StreamsProblem, *, promises: Promises | None = None,
+    budget_s: float | None = 10.0, seed: int = 0, oracle: bool | None = None,
+) -> tuple[Assignment | None, Report]:
+    """Run `assignor` on `problem` and check everything it must and promises to do (SPEC.md §3-§8):
+    H7 (no crash, within `budget_s` per call), the output (`check_assignment`), H8 determinism and
+    order independence (when promised), `fixpoint`, `exact` and cooperative rounds (when promised).
+    Never raises for an assignor's failure; an unknown `exact` reference name is an `InputError`."""
+    promises = promises or assignor.promises
+    name = getattr(assignor, "name", type(assignor).__name__)
+    if isinstance(problem, Problem) and problem.protocol == "cooperative" and promises.max_rounds is None:
+        problem = problem.replace(protocol="eager")  # an eager-only assignor runs the eager protocol
+    try:
+        out = run_assignor(assignor, problem, budget_s)
+    except _Failed as f:
+        return None, Report((f.violation,), {})
+    report = check_assignment(problem, out, promises, oracle=oracle)
+    extra: list[Violation] = []
+    quality: Quality = {}
+    try:
+        again = run_assignor(assignor, problem, budget_s)
+        extra += _differs("H8", f"two runs of {name} on the same problem differ", out, again)
+        if promises.order_independent:
+            shuffled = run_assignor(assignor, shuffled_problem(problem, seed), budget_s)
+            extra += _differs("H8", f"{name} depends on the order members, topics or claims are listed in",
+                              out, shuffled)
+        domain = isinstance(problem, StreamsProblem) or in_domain(problem, promises)
+        if promises.exact is not None and domain:
+            extra += _exact(promises.exact, problem, out)
+        final_problem, final_out = problem, out
+        if isinstance(problem, Problem) and problem.protocol == "cooperative" and promises.max_rounds and domain:
+            final_problem, final_out, rounds_violations, n_rounds = _cooperative_rounds(
+                assignor, problem, promises, budget_s, oracle)
+            extra += rounds_violations
+            quality["rounds"] = n_rounds
+        if (promises.fixpoint and domain and isinstance(final_problem, Problem)
+                and st.withheld(final_problem, final_out) == 0):
+            again = run_assignor(assignor, next_round(final_problem, final_out), budget_s)
+            extra += _differs("fixpoint", f"feeding {name}'s output back as the owned partitions changes it",
+                              final_out, again)
+    except _Failed as f:
+        extra.append(f.violation)
+    return out, report.merge(Report(tuple(extra), quality))
+
+
+def _exact(reference_name: str, problem: Problem | StreamsProblem, out: Assignment) -> list[Violation]:
+    from .reference import REFERENCES
+
+    if reference_name not in REFERENCES:
+        raise InputError("promises.exact", f"unknown reference {reference_name!r}; known: {', '.join(REFERENCES)}")
+    expected = REFERENCES[reference_name].assign(problem)
+    return _differs("exact", f"differs from the {reference_name} reference", expected, out)
+
+
+def _cooperative_rounds(
+    assignor: Assignor, problem: Problem, promises: Promises, budget_s: float | None, oracle: bool | None,
+) -> tuple[Problem, Assignment, list[Violation], int]:
+    """Rebalance until nothing is withheld (SPEC.md §6): every round meets H1-H6, the rounds converge
+    within `max_rounds`, and the promises hold on the final round. Round 1 is `check_assignment`'s."""
+    assert promises.max_rounds is not None
+    rounds = run_rounds(lambda p: run_assignor(assignor, p, budget_s), problem, promises.max_rounds)
+    violations: list[Violation] = []
+    for k, (p, out) in enumerate(rounds[1:], start=2):
+        violations += _with_round(check_assignment(p, out, promises, oracle=oracle), k)
+    last_problem, last_out = rounds[-1]
+    still = st.withheld(last_problem, last_out)
+    if still:
+        violations.append(Violation(
+            "cooperative.rounds",
+            f"still withholding {still} partition(s) after {len(rounds)} round(s); "
+            f"promised at most {promises.max_rounds}",
+        ))
+    return last_problem, last_out, violations, len(rounds)

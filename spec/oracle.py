@@ -1,0 +1,228 @@
+"""Optimum oracles by min-cost flow (OR-Tools): the best balance and the most retained partitions.
+
+The network is compact because the partitions of one topic are interchangeable up to who validly
+owned them (SPEC.md §2):
+
+    source --n_t--> topic t --"retained": cap |V_m ∩ t|, cost -1--> member m --unit arcs--> sink
+                           \\--"new":      cap n_t,       cost  0--/
+
+Member m's k-th unit arc costs `weight * (2k - 1)`, so m's arcs cost `weight * count_m**2` in total
+(convex, so the solver fills them in order). With `weight` above the largest possible retained count,
+balance (minimum Σ count²) dominates and retained breaks ties. A member gets unit arcs only up to
+`cap`, the smallest feasible maximum count (found by max flow): the least-squares assignment also
+minimises the maximum count, so the cap cuts nothing optimal away and keeps the arc count near P.
+
+For "perfect" balance the unit arcs are replaced by the bounds P // C <= count <= ceil(P / C): the
+lower bound becomes a demand at the member node, the rest one arc of capacity ceil - floor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from ortools.graph.python import max_flow, min_cost_flow
+
+from .errors import InputError
+from .model import Assignment, Problem
+from .ownership import valid_owned
+
+MAX_RETAINED_BALANCES = ("none", "perfect", "optimal")
+
+
+@dataclass(frozen=True)
+class _Network:
+    """The problem reduced to what the flow needs: members sorted by id, topics by name, and one row
+    per subscribed (topic, member) pair, ordered by topic then member."""
+
+    topics: tuple[str, ...]  # subscribed existing topics with at least one partition
+    sizes: np.ndarray  # partitions per topic
+    members: tuple[str, ...]
+    pair_topic: np.ndarray
+    pair_member: np.ndarray
+    pair_owned: np.ndarray  # |valid_owned(member) ∩ topic|
+    owned: dict[tuple[int, int], np.ndarray]  # (topic pos, member pos) -> validly owned indices, sorted
+
+    @property
+    def partitions(self) -> int:
+        return int(self.sizes.sum())
+
+    def degrees(self) -> np.ndarray:
+        """Per member: how many partitions it could take (Σ sizes of its subscribed topics)."""
+        return np.bincount(self.pair_member, weights=self.sizes[self.pair_topic], minlength=len(self.members))
+
+
+def _network(problem: Problem) -> _Network:
+    members = tuple(sorted(m.member_id for m in problem.members))
+    pos = {m: i for i, m in enumerate(members)}
+    topics = tuple(t for t in problem.subscribed_topics() if problem.topics[t] > 0)
+    tpos = {t: i for i, t in enumerate(topics)}
+    by_topic: list[list[int]] = [[] for _ in topics]
+    for m in problem.members:
+        for topic in m.subscription:
+            if topic in tpos:
+                by_topic[tpos[topic]].append(pos[m.member_id])
+    pair_topic = np.concatenate([np.full(len(s), t, dtype=np.int64) for t, s in enumerate(by_topic)] + [_NONE])
+    pair_member = np.concatenate([np.sort(np.array(s, dtype=np.int64)) for s in by_topic] + [_NONE])
+    owned = {}
+    for member_id, parts in valid_owned(problem).items():
+        for topic, arr in parts.items():
+            if topic in tpos:
+                owned[(tpos[topic], pos[member_id])] = np.asarray(arr, dtype=np.int64)
+    keys = pair_topic * max(len(members), 1) + pair_member  # sorted, so owned pairs are found by search
+    pair_owned = np.zeros(len(keys), dtype=np.int64)
+    if owned:
+        owned_keys = np.array([t * len(members) + m for t, m in owned], dtype=np.int64)
+        pair_owned[np.searchsorted(keys, owned_keys)] = [len(arr) for arr in owned.values()]
+    sizes = np.array([problem.topics[t] for t in topics], dtype=np.int64)
+    return _Network(topics, sizes, members, pair_topic, pair_member, pair_owned, owned)
+
+
+_NONE = np.zeros(0, dtype=np.int64)
+
+
+def _feasible_with_cap(net: _Network, cap: int) -> bool:
+    """Can every partition be assigned with no member above `cap`? (max flow)"""
+    flow = max_flow.SimpleMaxFlow()
+    t0, m0 = 2, 2 + len(net.topics)
+    n_topics, n_members = len(net.topics), len(net.members)
+    flow.add_arcs_with_capacity(np.zeros(n_topics, dtype=np.int64), t0 + np.arange(n_topics), net.sizes)
+    flow.add_arcs_with_capacity(t0 + net.pair_topic, m0 + net.pair_member, net.sizes[net.pair_topic])
+    flow.add_arcs_with_capacity(m0 + np.arange(n_members), np.ones(n_members, dtype=np.int64),
+                                np.full(n_members, cap, dtype=np.int64))
+    if flow.solve(0, 1) != flow.OPTIMAL:
+        raise RuntimeError("max flow failed")
+    return flow.optimal_flow() == net.partitions
+
+
+def _min_max_count(net: _Network) -> int:
+    """The smallest maximum member count of a complete assignment (exponential, then binary search)."""
+    if net.partitions == 0:
+        return 0
+    lo = -(-net.partitions // len(net.members))  # pigeonhole: nobody can do better
+    hi = lo
+    top = int(net.degrees().max())  # always feasible: nobody is capped below what it could take
+    while not _feasible_with_cap(net, hi):
+        lo, hi = hi + 1, min(2 * hi, top)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _feasible_with_cap(net, mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return hi
+
+
+@dataclass(frozen=True)
+class _Flow:
+    counts: np.ndarray  # per member
+    retained: np.ndarray  # per pair: units on the "retained" arc
+    new: np.ndarray  # per pair: units on the "new" arc
+
+
+def _solve(net: _Network, *, balance: str) -> _Flow | None:
+    """balance "optimal": minimum weight·Σcount² - retained; "perfect": counts within
+    [P // C, ceil(P / C)], most retained. None when infeasible (only possible for "perfect")."""
+    flow = min_cost_flow.SimpleMinCostFlow()
+    src, sink, t0, m0 = 0, 1, 2, 2 + len(net.topics)
+    total, n_topics, n_members = net.partitions, len(net.topics), len(net.members)
+    n_pairs = len(net.pair_topic)
+    flow.add_arcs_with_capacity_and_unit_cost(
+        np.full(n_topics, src, dtype=np.int64), t0 + np.arange(n_topics), net.sizes, np.zeros(n_topics, dtype=np.int64)
+    )
+    tails, heads = t0 + net.pair_topic, m0 + net.pair_member
+    first = flow.num_arcs()  # arcs first .. first+n_pairs are "retained", the next n_pairs "new"
+    flow.add_arcs_with_capacity_and_unit_cost(tails, heads, net.pair_owned, np.full(n_pairs, -1, dtype=np.int64))
+    flow.add_arcs_with_capacity_and_unit_cost(
+        tails, heads, net.sizes[net.pair_topic], np.zeros(n_pairs, dtype=np.int64)
+    )
+    supplies = np.zeros(m0 + n_members, dtype=np.int64)
+    supplies[src], supplies[sink] = total, -total
+    members = np.arange(n_members, dtype=np.int64)
+    if balance == "optimal":
+        weight = int(net.pair_owned.sum()) + 1  # above any difference in retained
+        per_member = np.minimum(_min_max_count(net), net.degrees().astype(np.int64))
+        who = np.repeat(members, per_member)
+        k = np.arange(len(who)) - np.repeat(np.cumsum(per_member) - per_member, per_member) + 1
+        flow.add_arcs_with_capacity_and_unit_cost(
+            m0 + who, np.full(len(who), sink, dtype=np.int64), np.ones(len(who), dtype=np.int64), weight * (2 * k - 1)
+        )
+    else:  # "perfect": the lower bound `floor` becomes a demand at the member itself
+        floor, ceil = total // n_members, -(-total // n_members)
+        supplies[m0:] = -floor
+        supplies[sink] = -(total - floor * n_members)
+        flow.add_arcs_with_capacity_and_unit_cost(
+            m0 + members, np.full(n_members, sink, dtype=np.int64),
+            np.full(n_members, ceil - floor, dtype=np.int64), np.zeros(n_members, dtype=np.int64),
+        )
+    flow.set_nodes_supplies(np.arange(len(supplies)), supplies)
+    status = flow.solve()
+    if status == flow.INFEASIBLE:
+        return None
+    if status != flow.OPTIMAL:
+        raise RuntimeError(f"min cost flow ended with status {status}")
+    retained = flow.flows(np.arange(first, first + n_pairs))
+    new = flow.flows(np.arange(first + n_pairs, first + 2 * n_pairs))
+    counts = np.bincount(net.pair_member, weights=retained + new, minlength=n_members).astype(np.int64)
+    return _Flow(counts, retained, new)
+
+
+def optimal_sum_squares(problem: Problem) -> int:
+    """The minimum Σ count² over complete assignments (H1-H5, eager) of `problem`."""
+    net = _network(problem)
+    if not net.members:
+        return 0
+    result = _solve(net, balance="optimal")
+    assert result is not None  # every subscribed partition has a subscriber, so always feasible
+    return int((result.counts**2).sum())
+
+
+def max_retained(problem: Problem, balance: str = "optimal") -> int | None:
+    """The most validly owned partitions any complete assignment keeps, under a balance constraint.
+
+    "none": no constraint (Σ |valid_owned|: valid ownerships are disjoint); "perfect": max - min
+    count <= 1 over all members (None if impossible); "optimal": among the assignments with the
+    minimum Σ count².
+    """
+    if balance not in MAX_RETAINED_BALANCES:
+        raise InputError("balance", f"must be one of {', '.join(MAX_RETAINED_BALANCES)}, got {balance!r}")
+    net = _network(problem)
+    if balance == "none":
+        return int(net.pair_owned.sum())
+    if not net.members:
+        return 0
+    result = _solve(net, balance=balance)
+    return None if result is None else int(result.retained.sum())
+
+
+def optimal_assignment(problem: Problem) -> Assignment:
+    """One optimum: minimum Σ count², then the most retained.
+
+    Placement is deterministic: a member keeps the lowest indices of its valid ownership; the rest of
+    each topic, in index order, goes to its "new" receivers in member-id order. In an optimal flow a
+    member with a "new" unit of a topic keeps all it owns there, so nobody is handed back its own.
+    """
+    net = _network(problem)
+    by_member: dict[str, dict[str, np.ndarray]] = {m: {} for m in net.members}
+    if not net.members:
+        return Assignment.of({})
+    result = _solve(net, balance="optimal")
+    assert result is not None
+    starts = np.searchsorted(net.pair_topic, np.arange(len(net.topics) + 1))
+    for t, topic in enumerate(net.topics):
+        rows = range(starts[t], starts[t + 1])
+        taken = np.zeros(net.sizes[t], dtype=bool)
+        kept = {}
+        for row in rows:
+            if result.retained[row]:
+                m = int(net.pair_member[row])
+                kept[m] = net.owned[(t, m)][: result.retained[row]]
+                taken[kept[m]] = True
+        pool = np.flatnonzero(~taken)
+        cut = np.cumsum([0] + [int(result.new[row]) for row in rows])
+        for i, row in enumerate(rows):
+            m = int(net.pair_member[row])
+            mine = np.concatenate([kept.get(m, _NONE), pool[cut[i] : cut[i + 1]]])
+            if len(mine):
+                by_member[net.members[m]][topic] = mine
+    return Assignment.of(by_member)

@@ -1,0 +1,99 @@
+"""Stickiness (SPEC.md §5): measures `retained`, `moves`, `withheld`, `per_topic_spread`, and the
+promises `max_retained` and `per_topic_spread_violations` (KAFKA-16277) as lists of `Violation`.
+
+Previous ownership is always `spec.ownership.valid_owned` (SPEC.md §2), never the raw claims.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .balance import per_topic_spreads, per_topic_violations
+from .invariants import CAP, and_more
+from .model import Assignment, Problem
+from .oracle_cache import max_retained as oracle_max_retained
+from .rows import assigned_rows, last_call_cache, layout, topic_counts, unassigned, valid_rows
+from .violations import Violation
+
+
+@last_call_cache
+def _kept(problem: Problem, assignment: Assignment) -> np.ndarray:
+    """Per valid-ownership row: did its owner get it again."""
+    lay, valid, rows = layout(problem), valid_rows(problem), assigned_rows(problem, assignment)
+    return np.isin(valid.keys(lay), rows.keys(lay))
+
+
+def retained(problem: Problem, assignment: Assignment) -> int:
+    """Σ over members of |assigned ∩ valid_owned|."""
+    return int(_kept(problem, assignment).sum())
+
+
+def moves(problem: Problem, assignment: Assignment) -> int:
+    """Validly owned partitions given elsewhere or withheld (a valid owner is present and subscribed)."""
+    return len(valid_rows(problem).gid) - retained(problem, assignment)
+
+
+def withheld(problem: Problem, assignment: Assignment) -> int:
+    """Partitions of subscribed topics that nobody got (a cooperative round withholds transfers)."""
+    return len(unassigned(problem, assignment))
+
+
+def per_topic_spread(problem: Problem, assignment: Assignment) -> int:
+    """max over topics of (max - min) of that topic's count among its subscribers (0 if no topic)."""
+    tc = topic_counts(problem, assignment)
+    if not len(tc.topics):
+        return 0
+    return int((np.maximum.reduceat(tc.count, tc.starts) - np.minimum.reduceat(tc.count, tc.starts)).max())
+
+
+def per_topic_spread_violations(problem: Problem, assignment: Assignment) -> list[Violation]:
+    """KAFKA-16277, as docs/ALGORITHMS.md promises it for constrained sticky:
+    (a) fresh problem (no valid claims) with equal subscriptions: each topic's counts differ by <= 1;
+    (b) any problem: a member that gave up a valid claim of topic u keeps, of any topic t,
+        at most kept(u) + 1 of its valid claims."""
+    valid = valid_rows(problem)
+    if not len(valid.gid):
+        if problem.subscriptions_equal() and per_topic_spreads(problem, assignment):
+            return per_topic_violations(problem, assignment, "per_topic_spread",
+                                        "split more than 1 apart on a fresh assignment")
+        return []
+    lay = layout(problem)
+    kept = _kept(problem, assignment)
+    topics = max(len(lay.topics), 1)
+    code = np.searchsorted(lay.offsets, valid.gid, side="right") - 1
+    group, inverse = np.unique(valid.member * topics + code, return_inverse=True)
+    kept_n = np.bincount(inverse, weights=kept, minlength=len(group)).astype(np.int64)
+    gave = np.bincount(inverse, weights=~kept, minlength=len(group)) > 0
+    member, topic = group // topics, group % topics
+    big = np.iinfo(np.int64).max // 2
+    most = np.zeros(len(problem.members), dtype=np.int64)
+    np.maximum.at(most, member, kept_n)
+    least_given_up = np.full(len(problem.members), big, dtype=np.int64)
+    np.minimum.at(least_given_up, member[gave], kept_n[gave])
+    bad = np.flatnonzero(most > least_given_up + 1)
+    if not len(bad):
+        return []
+    texts, parts = [], []
+    for mi in bad[:CAP].tolist():
+        mine = member == mi
+        t = int(topic[mine][np.argmax(kept_n[mine])])
+        u_candidates = mine & gave & (kept_n == least_given_up[mi])
+        u = int(topic[np.flatnonzero(u_candidates)[0]])
+        texts.append(f"{problem.members[mi].member_id} kept {most[mi]} of {lay.topics[t]} "
+                     f"but only {least_given_up[mi]} of {lay.topics[u]}, which it gave up partitions of")
+        lost = np.flatnonzero((valid.member == mi) & (code == u) & ~kept)
+        parts.extend(valid.pair(r) for r in lost[:CAP].tolist())
+    msg = f"{len(bad)} member(s) kept a skewed topic mix: {'; '.join(texts)}{and_more(len(bad), CAP)}"
+    members = tuple(problem.members[mi].member_id for mi in bad[:CAP].tolist())
+    return [Violation("per_topic_spread", msg, members, tuple(parts[:CAP]))]
+
+
+def max_retained(problem: Problem, assignment: Assignment, balance: str = "none") -> list[Violation]:
+    """retained == the most any assignment meeting H1-H5 and `balance` ("none", "perfect", "optimal")
+    retains (min-cost flow oracle). Nothing to enforce when no assignment meets the balance."""
+    best = oracle_max_retained(problem, balance)
+    got = retained(problem, assignment)
+    if best is None or got >= best:
+        return []
+    msg = f"retained {got} validly owned partitions; {best} can be kept under {balance} balance ({best - got} moved)"
+    return [Violation("stickiness.max_retained", msg)]

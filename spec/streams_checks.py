@@ -1,0 +1,149 @@
+"""Checks of a Streams task assignment (SPEC.md §7, seed 003).
+
+Violations (each names the clients and tasks involved, at most `CAP` of each):
+- `streams.clients`: the output names a client that is not in the problem, or leaves one out.
+- `streams.active_once`: every task active exactly once: no unknown task (sub-topology or index),
+  none listed twice, none missing.
+- `streams.balance`: max - min of tasks / capacity <= 1 (Kafka's `assertBalancedActiveAssignment`).
+- `streams.sticky`: a valid previous active (known task, claimed active by that client alone) is kept
+  while its client is within quota: each client keeps min(|valid previous actives|, its task count).
+
+Quality (reported, never enforced): `load_spread` (max - min tasks/capacity), `kept_actives`,
+`valid_previous_actives`, and the sub-topology mix deviation. A client with `n_c` tasks "should" hold
+`n_c * n_s / T` of sub-topology s (T tasks in all); its deviation is half the L1 distance,
+`½ Σ_s |held_s - n_c * n_s / T|`: the share of its tasks that would have to change sub-topology to
+follow the global mix exactly. `mix_deviation_max` is the largest over clients, `mix_deviation_total`
+the sum.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from .check import Report
+from .invariants import CAP, and_more
+from .model import Assignment, StreamsProblem, iter_pairs
+from .reference.streams import valid_previous_actives
+from .violations import Violation
+
+Task = tuple[str, int]
+
+
+def _violation(invariant: str, what: str, clients: list[str], tasks: list[Task]) -> Violation:
+    more = and_more(max(len(clients), len(tasks)), CAP)
+    return Violation(invariant, what + more, tuple(clients[:CAP]), tuple(tasks[:CAP]))
+
+
+def _client_checks(problem: StreamsProblem, assignment: Assignment) -> list[Violation]:
+    known = set(problem.client_ids)
+    unknown = sorted(set(assignment.by_member) - known)
+    missing = sorted(known - set(assignment.by_member))
+    out = []
+    if unknown:
+        out.append(_violation("streams.clients", f"the output names unknown clients {unknown[:CAP]}", unknown, []))
+    if missing:
+        out.append(_violation("streams.clients", f"the output leaves out clients {missing[:CAP]}", missing, []))
+    return out
+
+
+def _active_once(problem: StreamsProblem, assignment: Assignment) -> list[Violation]:
+    holders: dict[Task, list[str]] = {}
+    unknown: list[tuple[str, Task]] = []
+    for client in sorted(assignment.by_member):
+        for s, i in iter_pairs(assignment.get(client)):
+            if s in problem.subtopologies and 0 <= i < problem.subtopologies[s]:
+                holders.setdefault((s, i), []).append(client)
+            else:
+                unknown.append((client, (s, i)))
+    out = []
+    if unknown:
+        out.append(_violation(
+            "streams.active_once", f"unknown tasks assigned: {unknown[:CAP]}",
+            sorted({c for c, _ in unknown}), [t for _, t in unknown],
+        ))
+    twice = sorted(t for t, cs in holders.items() if len(cs) > 1)
+    if twice:
+        who = sorted({c for t in twice for c in holders[t]})
+        out.append(_violation(
+            "streams.active_once", f"tasks active more than once: {[(t, holders[t]) for t in twice[:CAP]]}",
+            who, twice,
+        ))
+    missing = [(s, i) for s, n in sorted(problem.subtopologies.items()) for i in range(n) if (s, i) not in holders]
+    if missing:
+        out.append(_violation("streams.active_once", f"tasks with no active client: {missing[:CAP]}", [], missing))
+    return out
+
+
+def _loads(problem: StreamsProblem, assignment: Assignment) -> dict[str, Fraction]:
+    return {c.client_id: Fraction(assignment.count(c.client_id), c.capacity) for c in problem.clients}
+
+
+def _balance(problem: StreamsProblem, assignment: Assignment) -> list[Violation]:
+    loads = _loads(problem, assignment)
+    if not loads:
+        return []
+    hi, lo = max(loads.values()), min(loads.values())
+    if hi - lo <= 1:
+        return []
+    heavy = sorted(c for c, x in loads.items() if x == hi)
+    light = sorted(c for c, x in loads.items() if x == lo)
+    return [_violation(
+        "streams.balance",
+        f"tasks/capacity ranges from {float(lo):.3g} ({light[0]}) to {float(hi):.3g} ({heavy[0]}), more than 1 apart",
+        heavy + light, [],
+    )]
+
+
+def _sticky(problem: StreamsProblem, assignment: Assignment) -> tuple[list[Violation], int, int]:
+    valid = valid_previous_actives(problem)
+    out, kept_total, valid_total = [], 0, 0
+    for c in problem.clients:
+        previous = valid[c.client_id]
+        given = set(iter_pairs(assignment.get(c.client_id)))
+        kept = previous & given
+        kept_total += len(kept)
+        valid_total += len(previous)
+        required = min(len(previous), len(given))
+        if len(kept) < required:
+            lost = sorted(previous - given)
+            out.append(_violation(
+                "streams.sticky",
+                f"{c.client_id} keeps {len(kept)} of its {len(previous)} previous actives with {len(given)} tasks, "
+                f"so it should keep {required}; it lost {lost[:CAP]}",
+                [c.client_id], lost,
+            ))
+    return out, kept_total, valid_total
+
+
+def mix_deviations(problem: StreamsProblem, assignment: Assignment) -> dict[str, Fraction]:
+    """Client id -> ½ Σ_s |held_s - n_c * n_s / T| over the client's known tasks (see the module docstring)."""
+    total = problem.task_count
+    out = {}
+    for c in problem.clients:
+        held = dict.fromkeys(problem.subtopologies, 0)
+        for s, i in set(iter_pairs(assignment.get(c.client_id))):
+            if s in held and 0 <= i < problem.subtopologies[s]:
+                held[s] += 1
+        n_c = sum(held.values())
+        out[c.client_id] = (
+            sum((abs(held[s] - Fraction(n_c * n, total)) for s, n in problem.subtopologies.items()), Fraction(0)) / 2
+            if total else Fraction(0)
+        )
+    return out
+
+
+def check_streams(problem: StreamsProblem, assignment: Assignment) -> Report:
+    """Every Streams invariant of SPEC.md §7 on one output, and the quality figures."""
+    sticky, kept, valid = _sticky(problem, assignment)
+    violations = _client_checks(problem, assignment) + _active_once(problem, assignment)
+    violations += _balance(problem, assignment) + sticky
+    loads = _loads(problem, assignment)
+    deviations = mix_deviations(problem, assignment)
+    quality = {
+        "load_spread": float(max(loads.values()) - min(loads.values())) if loads else 0.0,
+        "kept_actives": kept,
+        "valid_previous_actives": valid,
+        "mix_deviation_max": float(max(deviations.values())) if deviations else 0.0,
+        "mix_deviation_total": float(sum(deviations.values())),
+    }
+    return Report(tuple(violations), quality)

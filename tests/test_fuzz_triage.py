@@ -1,0 +1,100 @@
+"""Targets, delta debugging and reproducers: the planted bugs are caught, shrunk and written to disk."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+from assigncheck.fuzz.decode import encode_problem
+from assigncheck.fuzz.minimize import minimize
+from assigncheck.fuzz.targets import AssignorTarget, CodecTarget, Finding, load
+from assigncheck.fuzz.triage import parse_note, record, reproducer_path
+from assigncheck.spec.codec import Subscription, encode_subscription
+from assigncheck.spec.json_format import load_problem
+from assigncheck.spec.model import Member, Problem
+
+CEILING = "tests.fixtures.broken_assignors:CeilingForAllSticky"
+BOTH_KEEP = "tests.fixtures.broken_assignors:SameGenerationBothKeep"
+
+
+def _ceiling_problem() -> Problem:
+    """6 members on 7 partitions (ceiling 2, one extra slot): three owners keep 2 each, so two members get
+    nothing; plus noise (racks, an empty topic, junk claims) for the minimizer to remove."""
+    owned = {"m1": {"t": [0, 1, 2]}, "m2": {"t": [3, 4]}, "m3": {"t": [5, 6], "zz": [1]}}
+    members = tuple(Member(f"m{i}", frozenset({"t", "u"}), owned.get(f"m{i}", {"u": [5]}), 2, None, f"r{i % 2}")
+                    for i in range(6))
+    return Problem({"t": 7, "u": 0}, members, partition_racks={"t": [["r0"]] * 7, "u": []})
+
+
+def test_the_ceiling_bug_is_found_and_minimized_to_three_members():
+    target = AssignorTarget(CEILING)
+    problem = _ceiling_problem()
+    assert target.reproduces(problem, "balance.perfect")
+    small = minimize(problem, lambda p: target.reproduces(p, "balance.perfect"), seconds=30)
+    assert len(small.members) <= 3 and target.reproduces(small, "balance.perfect")
+    assert small.partition_racks is None and all(m.rack is None for m in small.members)  # noise removed
+
+
+def test_run_decodes_bytes_and_reports_the_first_violation():
+    target = load(BOTH_KEEP)
+    same_gen = Problem({"t": 2}, (Member("a", {"t"}, {"t": [0]}, 3), Member("b", {"t"}, {"t": [0]}, 3)))
+    finding = target.run(encode_problem(same_gen))
+    assert finding is not None and finding.violation.invariant == "H4"
+    assert target.run(encode_problem(Problem({"t": 2}, (Member("a", {"t"}, {"t": [0]}, 3),)))) is None
+
+
+def test_outside_the_declared_domain_nothing_is_checked():
+    target = AssignorTarget(CEILING)  # equal subscriptions only
+    unequal = Problem({"t": 4, "u": 1}, (Member("a", {"t"}, {"t": [0, 1]}), Member("b", {"t", "u"}, {"t": [2, 3]}),
+                                        Member("c", {"t"})))
+    assert not target.applies(unequal) and target.check(unequal) == []
+
+
+def test_eager_only_assignors_get_every_input_as_eager():
+    target = AssignorTarget(BOTH_KEEP)
+    data = encode_problem(Problem({"t": 1}, (Member("a", {"t"}),), "cooperative"))
+    assert [p.protocol for p in target.problems(data)] == ["eager"]
+    assert AssignorTarget(BOTH_KEEP, cooperative=True).problems(data)[0].protocol == "cooperative"
+
+
+def test_a_finding_is_written_minimized_once_and_its_note_carries_the_input(tmp_path):
+    target = AssignorTarget(CEILING)
+    problem = _ceiling_problem()
+    data = encode_problem(problem)
+    finding = Finding(CEILING, target.check(problem)[0], problem, data)
+    path = record(target, finding, tmp_path, seed=9, minimize_s=30)
+    assert path.name.startswith("balance.perfect-")
+    saved = load_problem(path)
+    assert len(saved.members) <= 3 and target.reproduces(saved, "balance.perfect")
+    note = parse_note(json.loads(path.read_text())["note"])
+    assert note["target"] == CEILING and note["invariant"] == "balance.perfect" and note["seed"] == "9"
+    assert path == reproducer_path(tmp_path, Finding(CEILING, finding.violation, saved, data))
+    assert path.name.endswith(f"-{note['signature']}.json")
+    assert note["input"] == "base64:" + base64.b64encode(data).decode()
+    assert "member counts" in note["message"]
+    assert json.loads(path.read_text())["note"].startswith(f"assignor: {CEILING}. ")  # test_vectors.py's convention
+    assert record(target, finding, tmp_path) is None  # the same signature again: a duplicate
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]  # no temporary files left behind
+
+
+def test_parse_note_ignores_other_notes_and_keeps_semicolons_in_the_message():
+    assert parse_note("sticky, KAFKA-1234") == {}
+    fields = parse_note("fuzz finding; target=a:b; invariant=H4; message=x; y=z")
+    assert fields == {"target": "a:b", "invariant": "H4", "message": "x; y=z"}
+
+
+def test_codec_targets_accept_junk_and_check_the_round_trip():
+    target = CodecTarget("codec:subscription")
+    assert target.run(b"\x00") is None  # a WireFormatError is the right answer to junk
+    assert target.run(encode_subscription(Subscription(("t",), b"u", (("t", (1,)),), 2, "r", 3))) is None
+
+
+def test_a_scenario_input_checks_every_round_it_reaches():
+    target = AssignorTarget(BOTH_KEEP)
+    base = encode_problem(Problem({"t": 3}, (Member("a", {"t"}), Member("b", {"t"}))))
+    # header bit4 (scenario), then after the problem: 2 steps, "leave" member 0, "add_partitions" to t00 (+2)
+    data = bytes([base[0] | 16]) + base[1:] + bytes([2, 1, 0, 5, 0, 2])
+    reached = target.problems(data)
+    assert [len(p.members) for p in reached] == [2, 1, 1]
+    assert [p.topics["t00"] for p in reached] == [3, 3, 5]
+    assert reached[1].members[0].owned  # later rounds carry the previous output as claims

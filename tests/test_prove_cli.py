@@ -1,0 +1,42 @@
+"""`assigncheck prove`: proved lines and exit 0, a counterexample file and exit 1, bad input exit 2."""
+
+import json
+
+from assigncheck.ci.cli import main
+
+
+def test_prove_range_exit_0(capsys, tmp_path):
+    rc = main(["prove", "--assignor", "range", "--members", "2", "--partitions", "3", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "range" in out and "H5" in out and "proved" in out and "counterexample" not in out
+    assert not list(tmp_path.iterdir())
+
+
+def test_prove_broken_variant_exit_1_and_writes_problem(capsys, tmp_path):
+    rc = main(["prove", "--assignor", "sticky-constrained:ceiling-for-all", "--members", "3", "--partitions", "4",
+               "--first", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert rc == 1
+    assert "counterexample" in out and "replay on impl: nothing (model only)" in out
+    files = sorted(tmp_path.glob("*.json"))
+    assert files
+    doc = json.loads(files[0].read_text())
+    assert doc["format"] == 1 and "ceiling-for-all" in doc["note"]
+
+
+def test_prove_bad_input_exit_2(capsys):
+    assert main(["prove", "--assignor", "nope"]) == 2
+    assert "no symbolic model" in capsys.readouterr().err
+    assert main(["prove", "--assignor", "range", "--members", "0"]) == 2
+
+
+def test_exhaustive_mode(capsys, tmp_path):
+    args = ["prove", "--members", "2", "--partitions", "2", "--topics", "1", "--generations", "0",
+            "--out", str(tmp_path)]
+    assert main([*args, "--exhaustive", "sticky"]) == 0
+    assert "0 violations" in capsys.readouterr().out
+    rc = main([*args, "--exhaustive", "roundrobin", "--promises", "balance=perfect,stickiness=max_retained"])
+    assert rc == 1
+    assert "stickiness.max_retained" in capsys.readouterr().out
+    assert list(tmp_path.glob("exhaustive-*.json"))

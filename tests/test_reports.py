@@ -1,0 +1,65 @@
+"""The gate's reports: JUnit XML, JSON, Markdown, and HTML rendered by a real headless Chromium."""
+
+import json
+import shutil
+import subprocess
+from xml.etree import ElementTree as ET
+
+from assigncheck.ci.reports import write_all
+from assigncheck.ci.results import Finding, GateResult, StageResult
+
+
+def _result():
+    ok = StageResult("properties", "range", 1.5, checked=("H1", "H4", "exact"), stats={"examples": 150})
+    bad = StageResult("properties", "broken", 2.0, checked=("H1", "H4"),
+                      findings=[Finding("properties", "broken", "H4", "t0-1 given to a and b", "r/p.json", 7,
+                                        ("a", "b"), (("t0", 1),))])
+    err = StageResult("fuzz", "broken", 0.5, error="RuntimeError: libFuzzer not found")
+    result = GateResult("quick", ("range", "broken"), [ok, bad, err], seconds=4.0)
+    rows = [{"target": "range", "partitions": p, "ms": p / 100, "retained": p - 1, "max_retained": p,
+             "sum_squares": 10, "optimal_sum_squares": 10} for p in (10, 100, 1000)]
+    return result, rows
+
+
+def test_junit_has_one_case_per_target_stage_invariant(tmp_path):
+    result, rows = _result()
+    files = write_all(result, tmp_path, rows)
+    root = ET.parse(files["junit"]).getroot()
+    cases = root.findall(".//testcase")
+    names = sorted((c.get("classname"), c.get("name")) for c in cases)
+    assert ("range.properties", "exact") in names and ("broken.properties", "H4") in names
+    failures = [c for c in cases if c.find("failure") is not None]
+    assert [(c.get("classname"), c.get("name")) for c in failures] == [("broken.properties", "H4")]
+    assert "r/p.json" in failures[0].find("failure").text and "seed=7" in failures[0].find("failure").text
+    assert [c.get("name") for c in cases if c.find("error") is not None] == ["stage"]
+
+
+def test_json_and_markdown(tmp_path):
+    result, rows = _result()
+    files = write_all(result, tmp_path, rows)
+    doc = json.loads(files["json"].read_text())
+    assert doc["ok"] is False and len(doc["stages"]) == 3
+    assert doc["stages"][1]["findings"][0]["reproducer"] == "r/p.json"
+    md = files["markdown"].read_text()
+    assert "FAILED" in md and "| `broken` | ❌ 1 | ❌ |" in md and "libFuzzer not found" in md
+    result.stages = result.stages[:1]
+    result.targets = ("range",)
+    assert "passed" in write_all(result, tmp_path / "ok", rows)["markdown"].read_text()
+
+
+def test_html_renders_in_headless_chromium(tmp_path):
+    result, rows = _result()
+    page = write_all(result, tmp_path, rows)["html"]
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert chromium, "make test installs Debian's chromium; run `make test`"
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             f"--user-data-dir={tmp_path / 'profile'}"]
+    dom = subprocess.run([chromium, *flags, "--dump-dom", page.as_uri()], capture_output=True, text=True,
+                         timeout=120, check=True).stdout
+    assert "assigncheck gate (quick): FAILED" in dom
+    assert dom.count("<img") == 4  # time per stage, time vs size, stickiness, balance
+    shot = tmp_path / "shot.png"
+    subprocess.run([chromium, *flags, f"--screenshot={shot}", "--window-size=1200,1600", page.as_uri()],
+                   capture_output=True, timeout=120, check=True)
+    assert shot.stat().st_size > 10_000

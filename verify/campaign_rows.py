@@ -1,0 +1,281 @@
+"""What a differential campaign computes per instance, and the one function a Spark task (or the plain
+executor) runs per shard: generate the shard's instances, check every target on each, commit one Parquet file.
+
+Everything here is a pure function of the campaign parameters and the shard number, so a retried task or a
+resumed campaign writes the same file under the same name: rows can be neither lost nor duplicated.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from assigncheck.spec.errors import InputError
+from assigncheck.spec.generators import PROFILES, generate
+from assigncheck.spec.model import AnyProblem, StreamsProblem
+
+ROWS_DIR = "rows"
+MAX_MESSAGES = 5  # per row: enough to read what broke, bounded so a pathological row stays small
+
+ROW_SCHEMA = pa.schema([
+    ("instance", pa.string()),  # "profile/seed/shard/k": enough to regenerate the problem alone
+    ("shard", pa.int32()),
+    ("k", pa.int64()),
+    ("target", pa.string()),
+    ("members", pa.int32()),
+    ("topics", pa.int32()),
+    ("partitions", pa.int64()),
+    ("protocol", pa.string()),
+    ("ok", pa.bool_()),
+    ("violated", pa.list_(pa.string())),  # sorted distinct invariant ids; absent = that invariant held
+    ("messages", pa.list_(pa.string())),
+    ("quality", pa.map_(pa.string(), pa.float64())),  # spec.check's quality measures, by name
+    ("assign_seconds", pa.float64()),  # the target's first assign() call on this instance
+    ("check_seconds", pa.float64()),  # the whole check (reruns for determinism, reference, oracle)
+    ("reproducer", pa.string()),  # problem JSON (spec.json_format) when the row has a violation
+])
+
+
+@dataclass(frozen=True)
+class CampaignSpec:
+    """The parameters that define a campaign; its id is a pure function of them."""
+
+    targets: tuple[str, ...]
+    profile: str
+    seed: int
+    instances: int
+    shards: int
+
+    def __post_init__(self) -> None:
+        if not self.targets:
+            raise InputError("--target", "name at least one target")
+        if self.profile not in PROFILES:
+            raise InputError("--profile", f"must be one of {', '.join(PROFILES)}, got {self.profile!r}")
+        if self.instances < 0:
+            raise InputError("--instances", f"must be >= 0, got {self.instances}")
+        if self.shards < 1:
+            raise InputError("--shards", f"must be >= 1, got {self.shards}")
+        if self.seed < 0:
+            raise InputError("--seed", f"must be >= 0, got {self.seed}")
+
+    def to_json(self) -> dict[str, Any]:
+        return {**asdict(self), "targets": list(self.targets)}
+
+    @property
+    def campaign_id(self) -> str:
+        import hashlib
+        import json
+
+        text = json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+    def shard_size(self, shard: int) -> int:
+        """Instances of `shard`: N // K each, the first N % K shards one more."""
+        base, extra = divmod(self.instances, self.shards)
+        return base + (1 if shard < extra else 0)
+
+    def shard_file(self, out: str | os.PathLike[str], shard: int) -> Path:
+        """The one committed file of a shard: a pure function of (campaign id, shard)."""
+        return Path(out) / ROWS_DIR / f"part-{shard:06d}-{self.campaign_id}.parquet"
+
+
+def instance_id(profile: str, seed: int, shard: int, k: int) -> str:
+    return f"{profile}/{seed}/{shard}/{k}"
+
+
+def parse_instance_id(text: str) -> tuple[str, int, int, int]:
+    """`small/7/3/42` -> ("small", 7, 3, 42); raises InputError naming the part that is wrong."""
+    parts = text.split("/")
+    if len(parts) != 4:
+        raise InputError("instance", f"must look like PROFILE/SEED/SHARD/K, got {text!r}")
+    profile, *numbers = parts
+    if profile not in PROFILES:
+        raise InputError("instance", f"profile must be one of {', '.join(PROFILES)}, got {profile!r}")
+    if not all(n.isdigit() for n in numbers):
+        raise InputError("instance", f"seed, shard and k must be whole numbers, got {text!r}")
+    seed, shard, k = (int(n) for n in numbers)
+    return profile, seed, shard, k
+
+
+def regenerate(instance: str) -> Any:
+    """The problem (a `Scenario` for churn) of one campaign row, rebuilt from its instance id alone."""
+    profile, seed, shard, k = parse_instance_id(instance)
+    return generate(profile, seed, shard, k)
+
+
+def sizes(problem: AnyProblem) -> tuple[int, int, int, str]:
+    """(members, topics, partitions, protocol); a streams problem counts clients, sub-topologies, tasks."""
+    if isinstance(problem, StreamsProblem):
+        return len(problem.clients), len(problem.subtopologies), problem.task_count, "streams"
+    return len(problem.members), len(problem.topics), problem.partition_count, problem.protocol
+
+
+class _Timed:
+    """An assignor seen through a stopwatch: the check calls it several times; the first call is the time."""
+
+    def __init__(self, inner: Any) -> None:
+        self.name, self.promises, self._inner = inner.name, inner.promises, inner
+        self.first_seconds: float | None = None
+
+    def assign(self, problem: AnyProblem) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return self._inner.assign(problem)
+        finally:
+            if self.first_seconds is None:
+                self.first_seconds = time.perf_counter() - t0
+
+
+_targets: dict[str, Any] = {}
+
+
+def _target(spec: str) -> Any:
+    """Load each target once per worker process (a `cmd:` target keeps its subprocess between rows)."""
+    if spec not in _targets:
+        from assigncheck.impl.registry import load_target
+
+        _targets[spec] = load_target(spec)
+    return _targets[spec]
+
+
+def _quality(report: Any) -> dict[str, float]:
+    """The report's numeric measures (None = not computed, e.g. no oracle on a large problem: left out)."""
+    out = {}
+    for key, value in sorted(dict(report.quality).items()):
+        if isinstance(value, bool | int | float) and value == value:  # NaN dropped
+            out[str(key)] = float(value)
+    # The distance to the optimum, per row: what the summary's distributions are most read for.
+    if "max_retained" in out and "retained" in out:
+        out["retained_gap"] = out["max_retained"] - out["retained"]
+    if "optimal_sum_squares" in out and "sum_squares" in out:
+        out["balance_gap"] = out["sum_squares"] - out["optimal_sum_squares"]
+    return out
+
+
+def _round_problems(assignor: Any, scenario: Any) -> list[AnyProblem]:
+    """Every rebalance round's input a scenario reaches with this assignor (up to a crash, which the
+    check of the last one then reports as H7)."""
+    from assigncheck.spec.scenario import run_scenario_by_step
+
+    reached: list[AnyProblem] = []
+
+    def assign(problem: Any) -> Any:
+        reached.append(problem)
+        return assignor.assign(problem)
+
+    try:
+        run_scenario_by_step(assign, scenario)
+    except Exception:  # noqa: BLE001 - the assignor crashed: check_assignor below reports it
+        pass
+    return reached or [scenario.initial]
+
+
+def _check(assignor: Any, instance: Any) -> tuple[list[Any], dict[str, float], AnyProblem | None]:
+    """Violations, quality and the first violating problem of a problem, or of every round of a scenario."""
+    from assigncheck.spec.check import check_assignor
+    from assigncheck.spec.scenario import Scenario
+
+    problems = _round_problems(assignor, instance) if isinstance(instance, Scenario) else [instance]
+    violations: list[Any] = []
+    culprit: AnyProblem | None = None
+    moves = 0.0
+    quality: dict[str, float] = {}
+    for problem in problems:
+        _, report = check_assignor(assignor, problem)
+        if report.violations and culprit is None:
+            culprit = problem
+        violations += report.violations
+        quality = _quality(report)
+        moves += quality.get("moves", 0.0)
+    if isinstance(instance, Scenario):
+        quality.update({"moves": moves, "scenario_rounds": float(len(problems))})
+    return violations, quality, culprit
+
+
+def check_row(spec_name: str, instance: Any, instance_name: str, shard: int, k: int) -> dict[str, Any]:
+    """One row: `spec.check.check_assignor` of one target on one generated instance (a problem, or each
+    rebalance of a churn scenario), timed. A harness failure (the checker itself raising) becomes a
+    `harness.error` violation with the reproducer, so one odd instance never kills a huge campaign."""
+    from assigncheck.spec.json_format import dumps, problem_to_json
+    from assigncheck.spec.scenario import Scenario
+
+    first = instance.initial if isinstance(instance, Scenario) else instance
+    members, topics, partitions, protocol = sizes(first)
+    timed = _Timed(_target(spec_name))
+    t0 = time.perf_counter()
+    try:
+        violations, quality, culprit = _check(timed, instance)
+        invariants = sorted({v.invariant for v in violations})
+        messages = [str(v) for v in violations[:MAX_MESSAGES]]
+    except Exception as e:  # noqa: BLE001 - recorded as a finding, see docstring
+        invariants, messages, quality = ["harness.error"], [f"harness.error: {type(e).__name__}: {e}"], {}
+        culprit = first
+    check_seconds = time.perf_counter() - t0
+    return {
+        "instance": instance_name, "shard": shard, "k": k, "target": spec_name,
+        "members": members, "topics": topics, "partitions": partitions, "protocol": protocol,
+        "ok": not invariants, "violated": invariants, "messages": messages, "quality": sorted(quality.items()),
+        "assign_seconds": timed.first_seconds, "check_seconds": check_seconds,
+        "reproducer": dumps(problem_to_json(culprit or first)) if invariants else None,
+    }
+
+
+def shard_rows(spec: CampaignSpec, shard: int) -> Iterator[dict[str, Any]]:
+    """Every row of one shard, in (k, target) order; instance k comes from (seed, shard, k) alone."""
+    for k in range(spec.shard_size(shard)):
+        instance = generate(spec.profile, spec.seed, shard, k)
+        name = instance_id(spec.profile, spec.seed, shard, k)
+        for target in spec.targets:
+            yield check_row(target, instance, name, shard, k)
+
+
+def _write_parquet_atomic(table: pa.Table, path: Path) -> None:
+    """Commit = rename: readers (and a resumed campaign) see the whole file or none. The temporary name
+    starts with a dot, so Spark and the resume scan both ignore a leftover from a killed run."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            pq.write_table(table, f, compression="zstd")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+@dataclass(frozen=True)
+class ShardResult:
+    shard: int
+    rows: int
+    violating: int
+    seconds: float
+    skipped: bool  # already committed (a task retry, or a race with another run)
+
+
+def run_shard(spec: CampaignSpec, out: str, shard: int) -> ShardResult:
+    """Generate, check and commit one shard. Idempotent: an existing committed file is left as it is."""
+    path = spec.shard_file(out, shard)
+    if path.exists():
+        meta = pq.read_metadata(path)
+        return ShardResult(shard, meta.num_rows, -1, 0.0, True)
+    t0 = time.perf_counter()
+    rows = list(shard_rows(spec, shard))
+    table = pa.Table.from_pylist(rows, schema=ROW_SCHEMA)
+    _write_parquet_atomic(table, path)
+    violating = sum(1 for r in rows if not r["ok"])
+    return ShardResult(shard, len(rows), violating, time.perf_counter() - t0, False)
+
+
+def run_shards(spec: CampaignSpec, out: str, shards: Sequence[int] | Iterator[int]) -> Iterator[ShardResult]:
+    """The body of a Spark `mapPartitions` task, and of the plain executor: shard ids in, results out."""
+    for shard in shards:
+        yield run_shard(spec, out, int(shard))

@@ -1,0 +1,148 @@
+"""Small-scope exhaustive checking, for assignors without a symbolic model (general `sticky`, outside
+targets): every problem up to a small bound, up to symmetry, run and checked against the spec, with Z3
+`Optimize` (verify.z3_oracle) supplying the optima the stickiness and balance promises are held to.
+
+A member is a *profile*: (subscription, claimed partitions, generation). Within a bound every multiset of
+profiles is one problem, members named m0, m1, ... in profile order: renaming members gives no new problem
+(the spec's invariants do not depend on names; H8 order independence is checked on each problem by
+`check_assignor`'s shuffle). Topic renaming: of the problems that map onto each other by permuting topics,
+only the one with the smallest canonical key is kept. Claims range over existing partitions (several
+members may claim one); junk claims are `valid_owned`'s business and are covered by the campaigns.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from itertools import combinations_with_replacement, permutations
+
+from assigncheck.spec.check import check_assignor
+from assigncheck.spec.model import Member, Problem
+from assigncheck.spec.promises import Assignor, Promises
+from assigncheck.spec.violations import Violation
+
+from .prove import Bound, topic_vectors
+
+Profile = tuple[frozenset[int], frozenset[int], int]  # topics subscribed, flat partitions claimed, generation
+
+
+def _subsets(n: int) -> list[frozenset[int]]:
+    return [frozenset(i for i in range(n) if mask >> i & 1) for mask in range(1 << n)]
+
+
+def _profiles(vector: tuple[int, ...], generations: int) -> list[Profile]:
+    total = sum(vector)
+    gens = [-1, *range(1, generations + 1)]
+    return [(s, c, g) for s in _subsets(len(vector)) for c in _subsets(total) for g in gens]
+
+
+def _canonical(vector: tuple[int, ...], members: tuple[Profile, ...]) -> tuple[object, ...]:
+    """The smallest key over all topic permutations (partitions move with their topic)."""
+    offsets = [sum(vector[:t]) for t in range(len(vector))]
+    best = None
+    for perm in permutations(range(len(vector))):  # perm[new] = old
+        new_vector = tuple(vector[old] for old in perm)
+        new_offsets = [sum(new_vector[:t]) for t in range(len(new_vector))]
+        old_to_new = {old: new for new, old in enumerate(perm)}
+        remap = {
+            offsets[old] + i: new_offsets[old_to_new[old]] + i for old in range(len(vector)) for i in range(vector[old])
+        }
+        profiles = sorted(
+            (tuple(sorted(old_to_new[t] for t in s)), tuple(sorted(remap[p] for p in c)), g) for s, c, g in members
+        )
+        key = (new_vector, tuple(profiles))
+        best = key if best is None or key < best else best
+    return best  # type: ignore[return-value]
+
+
+def _problem(vector: tuple[int, ...], members: tuple[Profile, ...], protocol: str) -> Problem:
+    names = [f"t{t}" for t in range(len(vector))]
+    flat = [(names[t], i) for t, n in enumerate(vector) for i in range(n)]
+    return Problem(
+        {names[t]: n for t, n in enumerate(vector)},
+        tuple(
+            Member(f"m{k}", frozenset(names[t] for t in s), [flat[p] for p in sorted(c)], g)
+            for k, (s, c, g) in enumerate(members)
+        ),
+        protocol=protocol,  # type: ignore[arg-type]
+    )
+
+
+def problems(bound: Bound, protocol: str = "eager", *, equal_subscriptions: bool = False) -> Iterator[Problem]:
+    """Every problem within `bound`, one per symmetry class, smallest first."""
+    for n in range(1, bound.members + 1):
+        for vector in sorted(topic_vectors(bound.partitions, bound.topics), key=lambda v: (sum(v), v)):
+            profiles = _profiles(vector, bound.generations)
+            if equal_subscriptions:
+                everything = frozenset(range(len(vector)))
+                profiles = [p for p in profiles if p[0] == everything]
+            for members in combinations_with_replacement(profiles, n):
+                if _canonical(vector, members) != _canonical_identity(vector, members):
+                    continue
+                yield _problem(vector, members, protocol)
+
+
+def _canonical_identity(vector: tuple[int, ...], members: tuple[Profile, ...]) -> tuple[object, ...]:
+    profiles = sorted((tuple(sorted(s)), tuple(sorted(c)), g) for s, c, g in members)
+    return (vector, tuple(profiles))
+
+
+@dataclass
+class ExhaustiveResult:
+    target: str
+    bound: Bound
+    checked: int = 0
+    seconds: float = 0.0
+    complete: bool = True
+    findings: list[tuple[Problem, Violation]] = field(default_factory=list)
+
+
+def z3_optima_violations(problem: Problem, quality: dict, promises: Promises) -> list[Violation]:
+    """Hold the output to Z3's optima: retained == max_retained and, for balance "optimal", the sum of
+    squared counts == the optimum; a disagreement between Z3 and the min-cost-flow oracle is a finding too."""
+    from .z3_oracle import max_retained, optimal_sum_squares
+
+    out = []
+    if not quality.get("promises_enforced"):
+        return out
+    if promises.stickiness == "max_retained":
+        balance = ("perfect" if problem.subscriptions_equal() else "none") if promises.balance == "perfect" else (
+            promises.balance if promises.balance in ("none", "optimal") else None)
+        if balance is not None:
+            best = max_retained(problem, balance)
+            if best is not None and quality.get("retained") != best:
+                out.append(Violation("stickiness.max_retained",
+                                     f"retained {quality.get('retained')} != Z3 max_retained {best}"))
+            if quality.get("max_retained") is not None and quality["max_retained"] != best:
+                out.append(Violation("oracle", f"min-cost flow max_retained {quality['max_retained']} != Z3 {best}"))
+    if promises.balance == "optimal":
+        best = optimal_sum_squares(problem)
+        if quality.get("sum_squares") != best:
+            message = f"sum of squares {quality.get('sum_squares')} != Z3 optimum {best}"
+            out.append(Violation("balance.optimal", message))
+    return out
+
+
+def exhaust(
+    assignor: Assignor, bound: Bound, *, promises: Promises | None = None, protocol: str = "eager",
+    seconds: float | None = None, max_findings: int = 20,
+) -> ExhaustiveResult:
+    """Check `assignor` on every problem within `bound` (up to symmetry); stop after `seconds` (then
+    `complete` is False) or `max_findings` violations."""
+    promises = promises or assignor.promises
+    result = ExhaustiveResult(getattr(assignor, "name", "target"), bound)
+    start = time.perf_counter()
+    for problem in problems(bound, protocol, equal_subscriptions=promises.equal_subscriptions_only):
+        if seconds is not None and time.perf_counter() - start > seconds:
+            result.complete = False
+            break
+        _, report = check_assignor(assignor, problem, promises=promises, oracle=True)
+        violations = list(report.violations) + z3_optima_violations(problem, dict(report.quality), promises)
+        result.checked += 1
+        result.findings += [(problem, v) for v in violations]
+        if len(result.findings) >= max_findings:
+            result.complete = False
+            break
+    result.seconds = time.perf_counter() - start
+    return result

@@ -1,0 +1,25 @@
+"""Symbolic (Z3, QF_BV) models of the built-in assignors, one module per model."""
+
+from __future__ import annotations
+
+from assigncheck.spec.errors import InputError
+
+from . import constrained, constrained4, cooperative, roundrobin
+from . import range as range_model  # the module, not the builtin
+from .base import Model
+
+MODELS: dict[str, Model] = {
+    m.name: m for m in (range_model.MODEL, roundrobin.MODEL, constrained.MODEL, constrained4.MODEL, cooperative.MODEL)
+}
+# Deliberately broken variants: the proofs must refute them (tests, benchmarks, `prove --assignor`).
+BROKEN: dict[str, Model] = {constrained.BROKEN.name: constrained.BROKEN}
+# Variants: ALGORITHMS.md's literal cooperative rule, which the code no longer follows (see cooperative.py).
+VARIANTS: dict[str, Model] = {cooperative.RAW_HOLDER.name: cooperative.RAW_HOLDER}
+
+
+def get_model(name: str) -> Model:
+    try:
+        return {**MODELS, **BROKEN, **VARIANTS}[name]
+    except KeyError:
+        known = ", ".join(sorted({**MODELS, **BROKEN, **VARIANTS}))
+        raise InputError("--assignor", f"no symbolic model for {name!r}; models: {known}") from None

@@ -1,0 +1,41 @@
+"""What a symbolic model is: the assignor it mirrors, how to run it on inputs, what it must satisfy."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import z3
+
+from .encoding import Inputs
+
+Matrix = list[list[z3.BoolRef]]
+
+
+@dataclass(frozen=True)
+class Model:
+    """A symbolic model of one built-in assignor, exactly as docs/ALGORITHMS.md specifies it.
+
+    - assignor: the `impl.registry` name the model mirrors (conformance and counterexample replay).
+    - equal_subscriptions: the model (and the assignor's domain) has every member subscribe to every topic.
+    - member_order: "member_id" (sticky) or "sort_key" (range, round-robin); the shape's member i is the
+      i-th in that order.
+    - assign: inputs -> [member][partition] output.
+    - invariants: inputs -> {invariant id: formula that must hold for every input}.
+    - by_construction: invariants no encoding can break (reported as proved, with that reason).
+    """
+
+    name: str
+    assignor: str
+    equal_subscriptions: bool
+    member_order: str
+    protocol: str
+    assign: Callable[[Inputs], Matrix]
+    invariants: Callable[[Inputs], dict[str, z3.BoolRef]]
+    by_construction: tuple[str, ...] = ("H2",)
+
+
+def next_round(inp: Inputs, out: Matrix) -> Inputs:
+    """`spec.rounds.next_round` on symbolic inputs: members claim their output, all at one generation."""
+    one = inp.num(1)
+    return Inputs(inp.shape, inp.width, out, [one] * inp.shape.members, inp.subs, [])

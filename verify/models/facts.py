@@ -1,0 +1,74 @@
+"""The lemmas behind the helper facts the encodings state (`Inputs.note`): each fact kind is rebuilt by
+the same encoding function on fresh variables and proved valid once per (kind, sizes, width). A proved
+fact holds for every value of its variables, hence for the terms a model instantiates it with; adding it
+to a proof query changes no answer, it only spares the SAT solver the counting arguments it is bad at."""
+
+from __future__ import annotations
+
+import z3
+
+from .encoding import Inputs, Shape, column_step, deal, disjoint_union, keep_first, keep_positions, u_index
+
+FactKey = tuple[object, ...]
+_proved: dict[FactKey, str] = {}
+
+
+def _fresh_inputs(shape: Shape, width: int) -> Inputs:
+    return Inputs(shape, width, [], [], [], [])
+
+
+def _bools(prefix: str, n: int) -> list[z3.BoolRef]:
+    return [z3.Bool(f"{prefix}{i}") for i in range(n)]
+
+
+def lemma(key: FactKey) -> z3.BoolRef:
+    """The fact of kind `key[0]` over fresh variables (built by the encoding function that notes it)."""
+    kind, *params = key
+    width = int(params[-1])
+    if kind == "keep":
+        topics = tuple(params[0])
+        inp = _fresh_inputs(Shape(1, topics), width)
+        row = _bools("v", sum(topics))
+        keep_first(inp, row, keep_positions(inp, row), z3.BitVec("k", width))
+    elif kind == "step":
+        rows = int(params[0])
+        inp = _fresh_inputs(Shape(1, (1,)), width)
+        column_step(inp, [z3.BitVec(f"before{m}", width) for m in range(rows)], _bools("bit", rows))
+    elif kind == "prefix":
+        nparts = int(params[0])
+        inp = _fresh_inputs(Shape(1, (nparts,)), width)
+        u_index(inp, _bools("free", nparts))
+    elif kind == "deal":
+        members, nparts, laps = int(params[0]), int(params[1]), int(params[2])
+        inp = _fresh_inputs(Shape(members, (nparts,)), width)
+        free = _bools("free", nparts)
+        index = u_index(inp, free)
+        needs = [z3.BitVec(f"need{m}", width) for m in range(members)]
+        deal(inp, needs, free, index, laps, available=z3.BitVec("available", width))
+    elif kind == "union":
+        nparts = int(params[0])
+        inp = _fresh_inputs(Shape(1, (nparts,)), width)
+        disjoint_union(inp, _bools("a", nparts), _bools("b", nparts))
+    elif kind == "plan2":
+        from .constrained import plan
+
+        variant, members, nparts = params[0], int(params[1]), int(params[2])
+        inp = _fresh_inputs(Shape(members, (nparts,)), width)
+        plan(inp, [z3.BitVec(f"v{m}", width) for m in range(members)], variant)  # type: ignore[arg-type]
+    else:
+        raise ValueError(f"unknown fact kind {kind!r}")
+    assert inp.facts and inp.facts[-1][0] == key, (key, inp.facts[-1][0] if inp.facts else None)
+    return inp.facts[-1][1]
+
+
+def prove_fact(key: FactKey, timeout_s: float) -> str:
+    """"proved" | "counterexample" | "unknown" (cached per key: a key fixes every size and the width)."""
+    if _proved.get(key) == "proved":
+        return "proved"
+    solver = z3.SolverFor("QF_BV")
+    solver.set("timeout", max(1, int(timeout_s * 1000)))
+    solver.add(z3.Not(lemma(key)))
+    status = solver.check()
+    result = "proved" if status == z3.unsat else "counterexample" if status == z3.sat else "unknown"
+    _proved[key] = result
+    return result

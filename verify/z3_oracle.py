@@ -1,0 +1,149 @@
+"""The optima of `spec.oracle`, recomputed by Z3 `Optimize` on small problems (an independent check).
+
+Per-partition encoding: a Boolean `x[p, m]` per partition p of a subscribed existing topic and
+subscriber m, exactly one true per partition (pseudo-Boolean). Member m's count is unary: Booleans
+`y[m, k]` ("count >= k", k = 1..deg_m, each implying the previous) with Σ_p x[p, m] = Σ_k y[m, k],
+so Σ count² = Σ (2k - 1)·y[m, k] is a weighted soft-constraint objective. Objectives are soft
+constraint groups, solved lexicographically in declaration order: balance first, then retained (one
+point per validly owned partition kept). Integers are avoided: they are ~20x slower (TOOLCHAIN.md).
+
+`lag_spread_optimum` uses integer lag sums (the lags are arbitrary numbers), one topic at a time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import z3
+
+from assigncheck.spec.errors import InputError
+from assigncheck.spec.model import Assignment, Problem
+from assigncheck.spec.ownership import valid_owned
+from assigncheck.spec.reference.lag import partition_lags
+
+MAX_VARIABLES = 5_000  # (partition, subscriber) pairs; beyond this use spec.oracle (min-cost flow)
+
+
+@dataclass
+class _Model:
+    opt: z3.Optimize
+    x: dict[tuple[str, int, str], z3.BoolRef]  # (topic, index, member) -> "member gets the partition"
+    counts: dict[str, list[tuple[z3.BoolRef, int]]]  # member -> its x terms, for pseudo-Boolean sums
+    owned: set[tuple[str, int, str]]  # the x keys that are valid ownership
+
+
+def _model(problem: Problem) -> _Model:
+    members = sorted(problem.members, key=lambda m: m.member_id)
+    opt = z3.Optimize()
+    x: dict[tuple[str, int, str], z3.BoolRef] = {}
+    counts: dict[str, list[tuple[z3.BoolRef, int]]] = {m.member_id: [] for m in members}
+    pairs = sum(problem.topics[t] * len(problem.subscribers(t)) for t in problem.subscribed_topics())
+    if pairs > MAX_VARIABLES:
+        raise InputError("problem", f"too large for the Z3 oracle ({pairs} > {MAX_VARIABLES} partition-member pairs)")
+    for topic in problem.subscribed_topics():
+        subs = [m.member_id for m in members if topic in m.subscription]
+        for i in range(problem.topics[topic]):
+            row = []
+            for m in subs:
+                v = z3.Bool(f"x|{topic}|{i}|{m}")
+                x[(topic, i, m)] = v
+                counts[m].append((v, 1))
+                row.append((v, 1))
+            opt.add(z3.PbEq(row, 1))
+    owned = {(t, i, m) for m, parts in valid_owned(problem).items() for t, arr in parts.items() for i in arr.tolist()}
+    return _Model(opt, x, counts, owned)
+
+
+def _balance_objective(model: _Model) -> None:
+    for m, terms in model.counts.items():
+        ys = [z3.Bool(f"y|{m}|{k}") for k in range(1, len(terms) + 1)]
+        for lower, higher in zip(ys, ys[1:]):
+            model.opt.add(z3.Implies(higher, lower))
+        model.opt.add(z3.PbEq(terms + [(y, -1) for y in ys], 0))
+        for k, y in enumerate(ys, start=1):
+            model.opt.add_soft(z3.Not(y), 2 * k - 1, "balance")
+
+
+def _retained_objective(model: _Model) -> None:
+    for key in sorted(model.owned):
+        model.opt.add_soft(model.x[key], 1, "retained")
+
+
+def _solve(model: _Model) -> z3.ModelRef | None:
+    result = model.opt.check()
+    if result == z3.unsat:
+        return None
+    if result != z3.sat:
+        raise RuntimeError(f"z3 returned {result}: {model.opt.reason_unknown()}")
+    return model.opt.model()
+
+
+def _chosen(model: _Model, solution: z3.ModelRef) -> list[tuple[str, int, str]]:
+    return [k for k, v in model.x.items() if z3.is_true(solution.eval(v, model_completion=True))]
+
+
+def optimal_assignment(problem: Problem) -> Assignment:
+    """An assignment with the minimum Σ count², then the most retained."""
+    model = _model(problem)
+    _balance_objective(model)
+    _retained_objective(model)
+    solution = _solve(model)
+    assert solution is not None  # always satisfiable: every partition has a subscriber
+    out: dict[str, list[tuple[str, int]]] = {m.member_id: [] for m in problem.members}
+    for t, i, m in _chosen(model, solution):
+        out[m].append((t, i))
+    return Assignment.of(out)
+
+
+def optimal_sum_squares(problem: Problem) -> int:
+    counts = optimal_assignment(problem).counts()
+    return sum(c * c for c in counts.values())
+
+
+def max_retained(problem: Problem, balance: str = "optimal") -> int | None:
+    """As `spec.oracle.max_retained`: balance "none", "perfect" (None if impossible) or "optimal"."""
+    if balance not in ("none", "perfect", "optimal"):
+        raise InputError("balance", f"must be one of none, perfect, optimal, got {balance!r}")
+    model = _model(problem)
+    if balance == "optimal":
+        _balance_objective(model)
+    elif balance == "perfect" and model.counts:
+        total = sum(problem.topics[t] for t in problem.subscribed_topics())
+        floor, ceil = total // len(model.counts), -(-total // len(model.counts))
+        for terms in model.counts.values():
+            model.opt.add(z3.PbGe(terms, floor) if terms else z3.BoolVal(floor <= 0))
+            if terms:
+                model.opt.add(z3.PbLe(terms, ceil))
+    _retained_objective(model)
+    solution = _solve(model)
+    if solution is None:
+        return None
+    return sum(1 for key in _chosen(model, solution) if key in model.owned)
+
+
+def lag_spread_optimum(problem: Problem) -> dict[str, int]:
+    """Per subscribed topic: the least lag spread (max - min total lag over the topic's subscribers)
+    among assignments of that topic with per-topic count balance (counts differ by at most one)."""
+    out = {}
+    for topic in problem.subscribed_topics():
+        lags = partition_lags(problem, topic)
+        subs = sorted(m.member_id for m in problem.subscribers(topic))
+        if len(lags) * len(subs) > MAX_VARIABLES:
+            raise InputError("problem", f"topic {topic!r} is too large for the Z3 oracle")
+        opt = z3.Optimize()
+        x = {(i, m): z3.Bool(f"x|{i}|{m}") for i in range(len(lags)) for m in subs}
+        for i in range(len(lags)):
+            opt.add(z3.PbEq([(x[(i, m)], 1) for m in subs], 1))
+        floor, ceil = len(lags) // len(subs), -(-len(lags) // len(subs))
+        hi, lo = z3.Int("hi"), z3.Int("lo")
+        for m in subs:
+            terms = [(x[(i, m)], 1) for i in range(len(lags))]
+            if terms:
+                opt.add(z3.PbGe(terms, floor), z3.PbLe(terms, ceil))
+            total = z3.Sum([z3.If(x[(i, m)], lag, 0) for i, lag in enumerate(lags)] + [z3.IntVal(0)])
+            opt.add(hi >= total, lo <= total)
+        opt.minimize(hi - lo)
+        if opt.check() != z3.sat:
+            raise RuntimeError(f"z3 could not solve the lag spread of {topic!r}")
+        out[topic] = opt.model().eval(hi - lo).as_long()
+    return out
