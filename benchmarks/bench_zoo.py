@@ -2,8 +2,8 @@
 
 Full run: every zoo entry x every stage, the unbroken built-ins as controls, and mutation testing of the
 constrained, four-phase, cooperative, round-robin and range modules. `--quick`: the `properties` stage
-only and no mutation run (the last mutation result is kept in the results file). Writes
-`benchmarks/zoo/RESULTS.md` and `benchmarks/zoo/results.json`.
+only and no mutation run, and nothing is written (the results files keep the last full run). The full run
+writes `benchmarks/zoo/RESULTS.md` and `benchmarks/zoo/results.json`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,12 @@ def run(quick: bool) -> list[dict[str, Any]]:
         from benchmarks import mutation as mut
 
         mutation = mut.measure(list(mut.MODULES), jobs=2)
-    doc = measure_all(["properties"] if quick else None, mutation=mutation)
+    doc = measure_all(["properties"] if quick else None, mutation=mutation, write=not quick)
+    return rows_of(doc)
+
+
+def rows_of(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """`make bench` rows: one per zoo entry and control, the median, and the mutation score."""
     rows = []
     for e in doc["entries"]:
         g = e["gate"]

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from assigncheck.spec.model import AnyProblem, Assignment, Problem, TopicTable, partitions_of
-from assigncheck.spec.ownership import valid_owned
+from assigncheck.spec.model import AnyProblem, Assignment, Problem, TopicTable
+from assigncheck.spec.ownership import valid_claims
 from assigncheck.spec.promises import Promises
 
 from .require import require_problem
@@ -45,26 +45,21 @@ class ConstrainedLayout:
         table = TopicTable(t for t in subscription if t in problem.topics)
         offsets = np.zeros(len(table.names) + 1, dtype=np.int64)
         np.cumsum([problem.topics[t] for t in table.names], out=offsets[1:])
-        owned = valid_owned(problem)
-        sets = [partitions_of(owned[m.member_id]) for m in members]
-        remaps: dict[int, np.ndarray] = {}  # valid claims share one topic table: map it to T's offsets once
-        for ps in sets:
-            if id(ps.table) not in remaps:  # valid claims are of subscribed, existing topics: all in T
-                remaps[id(ps.table)] = np.array(
-                    [offsets[table.code[n]] if n in table.code else -1 for n in ps.table.names], dtype=np.int64)
-        # One pass over the group: per (member, topic) run its global offset and length, then rows.
-        run_base = np.concatenate([remaps[id(ps.table)][ps.codes] for ps in sets] + [np.zeros(0, np.int64)])
-        empty = [np.zeros(0, np.int64)]
-        run_len = np.concatenate([ps.bounds[1:] for ps in sets] + empty) - np.concatenate(
-            [ps.bounds[:-1] for ps in sets] + empty)
-        valid = np.array([ps.count for ps in sets], dtype=np.int64)
-        g = np.concatenate([ps.indices for ps in sets] + [np.zeros(0, np.int32)]).astype(np.int64)
-        g += np.repeat(run_base, run_len)
-        owner = np.repeat(np.arange(len(members)), valid)
-        # rank = position among the member's own indices of the topic (valid claims are sorted, unique)
-        rank = np.arange(len(g)) - np.repeat(np.cumsum(run_len) - run_len, run_len)
+        v = valid_claims(problem)  # flat rows, sorted by (member position in problem, topic, index)
+        by_id = np.empty(len(problem.members), dtype=np.int64)  # problem position -> position in M
+        by_id[sorted(range(len(problem.members)), key=lambda i: problem.members[i].member_id)] = np.arange(
+            len(problem.members))
+        # valid claims are of subscribed, existing topics: all in T (subscriptions are equal here)
+        base = np.array([offsets[table.code[n]] if n in table.code else -1 for n in v.table.names], dtype=np.int64)
+        owner, g = by_id[v.member], base[v.topic] + v.index
+        # rank = position among the member's own indices of the topic (the rows are sorted, unique)
+        new_run = np.ones(len(g), dtype=bool)
+        new_run[1:] = (v.member[1:] != v.member[:-1]) | (v.topic[1:] != v.topic[:-1])
+        heads = np.flatnonzero(new_run)
+        rank = np.arange(len(g)) - np.repeat(heads, np.diff(np.append(heads, len(g))))
         order = np.lexsort((g, rank, owner))  # keep order: (rank, topic) within each member
         claims = g[order]
+        valid = np.bincount(owner, minlength=len(members)).astype(np.int64)
         starts = np.cumsum(valid) - valid
         return cls([m.member_id for m in members], table, offsets, claims, starts, valid)
 

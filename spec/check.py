@@ -249,6 +249,17 @@ def _with_round(report: Report, k: int) -> list[Violation]:
     return [Violation(v.invariant, f"round {k}: {v.message}", v.members, v.partitions) for v in report.violations]
 
 
+def protocol_form(problem: Problem | StreamsProblem, promises: Promises) -> Problem | StreamsProblem:
+    """The problem as the assignor would meet it in Kafka: a group runs a protocol its leader's assignor
+    supports, so an eager-only assignor sees eager groups and a cooperative-only one cooperative groups."""
+    if isinstance(problem, Problem):
+        if problem.protocol == "cooperative" and promises.max_rounds is None:
+            return problem.replace(protocol="eager")
+        if problem.protocol == "eager" and not promises.eager and promises.max_rounds is not None:
+            return problem.replace(protocol="cooperative")
+    return problem
+
+
 def check_assignor(
     assignor: Assignor, problem: Problem | StreamsProblem, *, promises: Promises | None = None,
     budget_s: float | None = 10.0, seed: int = 0, oracle: bool | None = None,
@@ -259,8 +270,7 @@ def check_assignor(
     Never raises for an assignor's failure; an unknown `exact` reference name is an `InputError`."""
     promises = promises or assignor.promises
     name = getattr(assignor, "name", type(assignor).__name__)
-    if isinstance(problem, Problem) and problem.protocol == "cooperative" and promises.max_rounds is None:
-        problem = problem.replace(protocol="eager")  # an eager-only assignor runs the eager protocol
+    problem = protocol_form(problem, promises)
     try:
         out = run_assignor(assignor, problem, budget_s)
     except _Failed as f:

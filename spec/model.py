@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Literal, TypeAlias
 
@@ -41,6 +42,14 @@ class TopicTable:
     def __init__(self, names: Iterable[str]) -> None:
         self.names: tuple[str, ...] = tuple(sorted(set(names)))
         self.code: dict[str, int] = {n: i for i, n in enumerate(self.names)}
+
+    @staticmethod
+    @lru_cache(maxsize=4096)
+    def of(names: tuple[str, ...]) -> TopicTable:
+        """The shared table of exactly these (sorted, distinct) names: sets of the same topics built
+        separately (one per member, from JSON) then share one table, and whole-group code translates
+        each table once."""
+        return TopicTable(names)
 
 
 class PartitionSet(Mapping[str, np.ndarray]):
@@ -157,7 +166,7 @@ def partitions_of(
     arrays = {t: a for t, a in arrays.items() if len(a)}
     if not arrays:
         return EMPTY
-    table = TopicTable(arrays)
+    table = TopicTable.of(tuple(sorted(arrays)))
     codes = np.repeat(np.arange(len(table.names), dtype=np.int64), [len(arrays[t]) for t in table.names])
     indices = np.concatenate([arrays[t] for t in table.names])
     if sort:
@@ -188,13 +197,20 @@ def sets_by_member(members: int, member_row: np.ndarray, table: TopicTable, topi
     new_run = np.ones(n, dtype=bool)
     new_run[1:] = (member_row[1:] != member_row[:-1]) | (topic_row[1:] != topic_row[:-1])
     heads = np.flatnonzero(new_run)
-    run_codes, run_member, bounds = topic_row[heads], member_row[heads], np.append(heads, n)
+    run_codes, run_member = topic_row[heads], member_row[heads]
     wanted = np.arange(members + 1)
-    rows_at = np.searchsorted(member_row, wanted).tolist()
-    runs_at = np.searchsorted(run_member, wanted).tolist()
+    rows_at = np.searchsorted(member_row, wanted)
+    runs_at = np.searchsorted(run_member, wanted)
+    # Every member's bounds, relative to its first row, laid out back to back (its runs' starts, then its
+    # count), so each member's set is three slices and no arithmetic.
+    slot = np.arange(members)
+    rel = np.empty(len(heads) + members, dtype=np.int64)
+    rel[np.arange(len(heads)) + run_member] = heads - rows_at[run_member]
+    rel[runs_at[1:] + slot] = rows_at[1:] - rows_at[:-1]
+    rows, runs = rows_at.tolist(), runs_at.tolist()
     return [
-        PartitionSet(table, run_codes[ra:rb], bounds[ra:rb + 1] - a, index_row[a:b], True) if b > a else EMPTY
-        for a, b, ra, rb in zip(rows_at, rows_at[1:], runs_at, runs_at[1:])
+        PartitionSet(table, run_codes[ra:rb], rel[ra + i:rb + i + 1], index_row[a:b], True) if b > a else EMPTY
+        for i, (a, b, ra, rb) in enumerate(zip(rows, rows[1:], runs, runs[1:]))
     ]
 
 
@@ -345,7 +361,9 @@ class Assignment:
                   topic_row: np.ndarray, index_row: np.ndarray) -> Assignment:
         """The fast constructor: one row per assigned partition (member position, topic code, index)."""
         sets = sets_by_member(len(member_ids), member_row, table, topic_row, index_row)
-        return cls(dict(zip(member_ids, sets)))
+        out = object.__new__(cls)  # the sets are canonical already: skip __post_init__'s re-sorting
+        object.__setattr__(out, "by_member", MappingProxyType(dict(zip(map(str, member_ids), sets))))
+        return out
 
     def get(self, member_id: str) -> Partitions:
         return self.by_member.get(member_id, EMPTY)

@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .model import Partitions, Problem, TopicTable, partitions_of, sets_by_member
+
+
+def _run_lengths(bounds: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Run lengths of sets whose bounds arrays were concatenated (`ends`: where each array ends)."""
+    last = np.zeros(len(bounds), dtype=bool)
+    last[ends - 1] = True
+    first = np.zeros(len(bounds), dtype=bool)
+    first[np.concatenate(([0], ends[:-1]))] = True
+    return bounds[~first] - bounds[~last]
 
 
 def _claim_rows(problem: Problem, table: TopicTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -30,7 +41,9 @@ def _claim_rows(problem: Problem, table: TopicTable) -> tuple[np.ndarray, np.nda
     for sub, row in subs.items():
         subscribed[row, [table.code[t] for t in sub if t in table.code]] = True
     # One row per claim: its member, its topic (global code) and its index.
-    runs = np.concatenate([np.diff(o.bounds) for o in owned])
+    bounds = np.concatenate([o.bounds for o in owned])  # each member's run bounds, back to back
+    ends = np.cumsum([len(o.bounds) for o in owned])
+    runs = _run_lengths(bounds, ends)
     run_codes = np.concatenate([o.codes for o in owned]) + np.repeat(
         np.array([tables[id(o.table)] for o in owned], dtype=np.int64), [len(o.codes) for o in owned])
     topic = np.repeat(remap[run_codes], runs)
@@ -43,14 +56,23 @@ def _claim_rows(problem: Problem, table: TopicTable) -> tuple[np.ndarray, np.nda
     return who[ok], offsets[topic[ok]] + index[ok], topic[ok]
 
 
-def valid_owned(problem: Problem) -> dict[str, Partitions]:
-    """Member id -> the partitions it validly owns (sorted, no repeats).
+@dataclass(frozen=True)
+class ValidClaims:
+    """`valid_owned` as flat rows, sorted by (member position, topic code, index), for vectorized
+    consumers: row i says member `member[i]` (its position in `problem.members`) validly owns
+    partition `index[i]` of topic `table.names[topic[i]]`."""
 
-    Rule 3: a member listing a partition twice counts it once. Rule 4: of several claimants of one
-    partition, the single one with the highest generation owns it; if two or more share the highest
-    generation, nobody does (KAFKA-12984, KAFKA-14639).
-    """
-    table = TopicTable(problem.topics)
+    table: TopicTable
+    member: np.ndarray
+    topic: np.ndarray
+    index: np.ndarray
+
+
+def valid_claims(problem: Problem) -> ValidClaims:
+    """SPEC.md §2 over the whole group at once. Rule 3: a member listing a partition twice counts it
+    once. Rule 4: of several claimants of one partition, the single one with the highest generation
+    owns it; if two or more share the highest generation, nobody does (KAFKA-12984, KAFKA-14639)."""
+    table = TopicTable.of(tuple(sorted(problem.topics)))
     who, gid, code = _claim_rows(problem, table)
     gen = np.array([m.generation for m in problem.members], dtype=np.int64)[who]
     # Rows grouped by partition, highest generation first; a member's repeats are adjacent (rule 3).
@@ -66,6 +88,14 @@ def valid_owned(problem: Problem) -> dict[str, Partitions]:
     won = first & ~tied
     sizes = np.array([problem.topics[t] for t in table.names], dtype=np.int64)
     offsets = np.concatenate(([0], np.cumsum(sizes)))
-    who, code = who[won], code[won]
-    sets = sets_by_member(len(problem.members), who, table, code, gid[won] - offsets[code])
+    who, code, gid = who[won], code[won], gid[won]
+    order = np.argsort(who * (int(offsets[-1]) + 1) + gid, kind="stable")  # global ids are in (topic, index) order
+    who, code, gid = who[order], code[order], gid[order]
+    return ValidClaims(table, who, code, (gid - offsets[code]).astype(np.int32))
+
+
+def valid_owned(problem: Problem) -> dict[str, Partitions]:
+    """Member id -> the partitions it validly owns (sorted, no repeats): SPEC.md §2."""
+    v = valid_claims(problem)
+    sets = sets_by_member(len(problem.members), v.member, v.table, v.topic, v.index)
     return {m.member_id: s for m, s in zip(problem.members, sets)}

@@ -28,6 +28,8 @@ class Promises:
     - max_rounds: the assignor speaks the cooperative protocol (KIP-429) and converges (nothing withheld)
       within this many rounds; None = eager only. An eager-only assignor never sees a cooperative group
       in Kafka, so it is checked on the eager form of a cooperative problem.
+    - eager: the assignor also speaks the eager protocol; a cooperative-only one (eager=False) makes
+      every group it leads cooperative, so it is checked on the cooperative form of every problem.
     """
 
     balance: Balance = "none"
@@ -38,6 +40,7 @@ class Promises:
     equal_subscriptions_only: bool = False
     order_independent: bool = True
     max_rounds: int | None = None
+    eager: bool = True
 
     @classmethod
     def parse(cls, text: str) -> Promises:
@@ -59,7 +62,7 @@ class Promises:
                 if not value.isdigit():
                     raise InputError("--promises", f"max_rounds must be a whole number, got {value!r}")
                 values[key] = int(value)
-            elif key in ("fixpoint", "per_topic_spread", "equal_subscriptions_only", "order_independent"):
+            elif key in ("fixpoint", "per_topic_spread", "equal_subscriptions_only", "order_independent", "eager"):
                 if value not in ("true", "false"):
                     raise InputError("--promises", f"{key} takes true or false, got {value!r}")
                 values[key] = value == "true"

@@ -44,3 +44,18 @@ def test_replay_of_a_codec_finding(tmp_path, capsys):
     write_atomic(path, json.dumps(doc))
     assert main(["replay", str(path)]) == 0  # a WireFormatError for junk is the correct answer
     assert "no longer reproduces" in capsys.readouterr().out
+
+
+def test_replay_minimize_shrinks_while_the_violation_persists(tmp_path, capsys):
+    # A campaign-style reproducer with bystanders: only the two same-generation claimants matter.
+    bystanders = [Member(f"z{i}", {"t", "u"}, {"u": [i]}, 1) for i in range(4)]
+    problem = Problem({"t": 2, "u": 6}, [Member("a", {"t"}, {"t": [0]}, 2), Member("b", {"t"}, {"t": [0]}, 2),
+                                          *bystanders])
+    path = save_problem(problem, tmp_path / "big.json",
+                        note="campaign finding; target=tests.fixtures.broken_assignors:SameGenerationBothKeep; "
+                             "invariant=H4; message=H4")
+    out = tmp_path / "small.json"
+    assert main(["replay", str(path), "--minimize", str(out)]) == 1
+    small = json.loads(out.read_text())
+    assert len(small["members"]) < len(problem.members) and "minimized" in small["note"]
+    assert main(["replay", str(out)]) == 1  # the minimized file still reproduces, by itself

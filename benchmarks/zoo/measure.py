@@ -168,6 +168,16 @@ def _cell_text(cell: dict[str, Any] | None) -> str:
     return f"no {cell['seconds']:.1f}s" + (" (stage error)" if cell.get("error") else "")
 
 
+def _per_module(mutation: dict[str, Any]) -> dict[str, tuple[int, int]]:
+    """module -> (killed, judged)."""
+    out: dict[str, tuple[int, int]] = {}
+    for r in mutation["rows"]:
+        if r["status"] in ("killed", "survived"):
+            k, n = out.get(r["module"], (0, 0))
+            out[r["module"]] = (k + (r["status"] == "killed"), n + 1)
+    return out
+
+
 def markdown(doc: dict[str, Any]) -> str:
     stages = doc["stages"]
     head = ["bug", "entry", "breaks", "expected"] + stages + ["quick gate"]
@@ -206,10 +216,15 @@ def markdown(doc: dict[str, Any]) -> str:
         out += ["", "## Mutation testing", "",
                 f"{m['tool']}; modules {', '.join(m['modules'])}; stages {', '.join(m['stages'])}: "
                 f"{m['killed']}/{m['mutants']} killed, score {m['score']} (goal >= {GOAL_MUTATION_SCORE}); "
-                f"{m['label_only_excluded']} mutants of the `name` label excluded; {m['seconds']} s.", ""]
+                f"{m['label_only_excluded']} mutants of the `name` label excluded; {m['seconds']} s"
+                + (f" + {m['rejudged']['seconds']} s judging survivors again" if m.get("rejudged") else "") + ".",
+                "", "Per module: " + ", ".join(f"{mod} {k}/{n}" for mod, (k, n) in sorted(_per_module(m).items())), ""]
         if m["survivors"]:
             out += ["| module | # | line | mutation |", "|---|---|---|---|"]
-            out += [f"| {r['module']} | {r['index']} | {r['line']} | `{r['diff'][:150]}` |" for r in m["survivors"]]
+            out += [f"| {r['module']} | {r['index']} | {r['line']} | `{r['diff'][:150]}` |"
+                    for r in m["survivors"][:120]]
+            if len(m["survivors"]) > 120:
+                out.append(f"\n({len(m['survivors']) - 120} more survivors in results.json)")
     return "\n".join(out) + "\n"
 
 

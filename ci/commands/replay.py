@@ -20,6 +20,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("file", type=Path, help="a reproducer written by `assigncheck fuzz` (problem JSON)")
     parser.add_argument("--target", help="the assignor to replay against (default: the one named in the note)")
     parser.add_argument("--budget", type=float, default=10.0, help="seconds one assign call may take (H7)")
+    parser.add_argument("--minimize", type=Path, metavar="OUT",
+                        help="when it reproduces, shrink the problem while the same violation persists "
+                             "(delta debugging, as the fuzzer does) and write the result to OUT")
     parser.set_defaults(run=run)
 
 
@@ -60,6 +63,20 @@ def run(args: argparse.Namespace) -> int:
         print(f"{'*' if v in matching else ' '} {v}")
     if matching:
         print(f"reproduces: {invariant or matching[0].invariant} on {target_name}")
+        if args.minimize:
+            _minimize(target, problem, invariant or matching[0].invariant, _note(args.file), args.minimize)
         return 1
     print(f"no longer reproduces{f' {invariant}' if invariant else ''} on {target_name}")
     return 0
+
+
+def _minimize(target: object, problem: object, invariant: str, note: str, out: Path) -> None:
+    from assigncheck.fuzz.minimize import minimize
+    from assigncheck.spec.json_format import save_problem
+
+    def still_fails(candidate: object) -> bool:
+        return any(v.invariant == invariant for v in target.check(candidate))  # type: ignore[attr-defined]
+
+    smaller = minimize(problem, still_fails)  # type: ignore[arg-type]
+    save_problem(smaller, out, note=f"{note} (minimized by assigncheck replay --minimize)".strip())
+    print(f"minimized to {len(getattr(smaller, 'members', ()))} member(s): {out}")

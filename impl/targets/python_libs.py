@@ -21,7 +21,7 @@ _DOCUMENTED = {
     "range": Promises(balance="per-topic"),
     "roundrobin": Promises(balance="perfect"),
     "sticky": Promises(balance="local", fixpoint=True),
-    "cooperative-sticky": Promises(balance="local", fixpoint=True, max_rounds=2),
+    "cooperative-sticky": Promises(balance="local", fixpoint=True, max_rounds=2, eager=False),
 }
 
 
