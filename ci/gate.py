@@ -40,7 +40,7 @@ class Profile:
 
 PROFILES = {
     # `quick` fits in 5 minutes on 2 cores for all built-in assignors (what `make gate` runs).
-    "quick": Profile("quick", examples=150, properties_s=12, proofs_s=10, fuzz_s=6, campaign_instances=4000,
+    "quick": Profile("quick", examples=600, properties_s=12, proofs_s=10, fuzz_s=6, campaign_instances=4000,
                      campaign_shards=4),
     "full": Profile("full", examples=2000, properties_s=120, proofs_s=60, fuzz_s=120, campaign_instances=200_000,
                     campaign_shards=32),
@@ -83,11 +83,26 @@ def is_streams(problem: AnyProblem) -> bool:
     return isinstance(problem, StreamsProblem)
 
 
+def shrink(target: Assignor, problem: AnyProblem, invariant: str, seconds: float = 10.0) -> AnyProblem:
+    """Delta-debug a failing problem (the fuzzer's minimizer) while `invariant` still breaks on it."""
+    from assigncheck.fuzz.minimize import minimize
+    from assigncheck.spec.check import check_assignor
+
+    def still_fails(candidate: AnyProblem) -> bool:
+        return any(v.invariant == invariant for v in check_assignor(target, candidate)[1].violations)
+
+    return minimize(problem, still_fails, seconds=seconds)
+
+
 def findings_from_report(stage: str, target: Assignor, report: Any, problem: AnyProblem, ctx: Context,
                          *, seed: int | None = None, how: str = "") -> list[Finding]:
-    """Turn a failing `spec.check.Report` into findings that point at one written reproducer."""
+    """Turn a failing `spec.check.Report` into findings that point at one written, minimized reproducer."""
     if report.ok:
         return []
+    from assigncheck.spec.check import check_assignor
+
+    problem = shrink(target, problem, report.violations[0].invariant)
+    report = check_assignor(target, problem)[1]
     first = report.violations[0]
     note = f"{target.name}: {first.invariant}: {first.message} (found by {stage}{how})"
     path = ctx.save_reproducer(stage, target.name, first.invariant, problem, note)
@@ -112,6 +127,7 @@ def run_gate(targets: Sequence[Assignor], profile: str = "quick", report_dir: st
     for stage in stages:
         run = _stage(stage)
         if stage == "campaign":  # one Spark campaign covers every target at once
+            ctx.progress(f"campaign: {ctx.profile.campaign_instances} instances × {len(targets)} target(s) on Spark")
             result.stages.extend(_guarded(lambda run=run: run(list(targets), ctx), stage, "all"))
             continue
         for target in targets:

@@ -12,9 +12,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from assigncheck.ci.gate import Context, problem_kind, target_spec
+from assigncheck.ci.gate import Context, problem_kind, shrink, target_spec
 from assigncheck.ci.results import Finding, StageResult
-from assigncheck.spec.json_format import write_atomic
+from assigncheck.spec.json_format import load_problem, write_atomic
 from assigncheck.spec.promises import Assignor
 
 PLOT_ROWS = 5000  # enough points for the plots, bounded whatever the campaign size
@@ -54,7 +54,6 @@ def run(targets: list[Assignor], ctx: Context) -> list[StageResult]:
     specs = {target_spec(t): t for t in consumer}
     spec = CampaignSpec(tuple(specs), "small", ctx.seed, ctx.profile.campaign_instances, ctx.profile.campaign_shards)
     out = ctx.report_dir / "campaign"
-    ctx.progress(f"campaign: {spec.instances} instances × {len(specs)} targets on Spark")
     summary = run_campaign(spec, out, executor="spark", master=ctx.master)
     reproducers = _reproducers(out)
     rows = read_rows(spec, out)
@@ -69,9 +68,14 @@ def run(targets: list[Assignor], ctx: Context) -> list[StageResult]:
             messages = example.get("messages", [])
             message = next((m for m in messages if m.startswith(f"{invariant}:")), messages[0] if messages
                            else invariant)
+            path = reproducers.get((name, invariant))
+            if path is not None:  # the campaign keeps the raw instance; the report gets a minimized copy
+                problem = shrink(target, load_problem(path), invariant, seconds=5.0)
+                path = ctx.save_reproducer("campaign", target.name, invariant, problem,
+                                           f"{target.name}: {message} (campaign seed {ctx.seed}, minimized)")
             result.findings.append(Finding("campaign", target.name, invariant,
                                            f"{message} ({info['rows']} of {per['rows']} instances)",
-                                           reproducer=reproducers.get((name, invariant)), seed=ctx.seed))
+                                           reproducer=path, seed=ctx.seed))
         result.stats = {"instances": per.get("rows", 0), "assign_p50_ms":
                         round((per.get("assign_seconds", {}).get("p50") or 0) * 1000, 2)}
         results.append(result)

@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 from assigncheck.ci.gate import Context, findings_from_report, problem_kind
-from assigncheck.ci.results import StageResult
+from assigncheck.ci.results import Finding, StageResult
 from assigncheck.spec.promises import Assignor
 
 HARD_IDS = ("H1", "H2", "H3", "H4", "H5", "H6", "H7", "H8")
@@ -18,15 +18,33 @@ HARD_IDS = ("H1", "H2", "H3", "H4", "H5", "H6", "H7", "H8")
 
 def strategy_for(target: Assignor) -> Any:
     """Problems inside the target's domain: Streams tasks, lag problems, equal subscriptions..."""
+    from hypothesis.strategies import one_of
+
     from assigncheck.spec import strategies as st
 
     if problem_kind(target) == "streams":
         return st.streams_problems()
     promises = target.promises
-    return st.problems(
-        equal_subscriptions=True if promises.equal_subscriptions_only else None,
-        lag=promises.exact == "lag",
-    )
+    shapes = dict(lag=promises.exact == "lag", racks=None, min_members=0)  # racks: rack-aware paths too
+    strategy = st.problems(equal_subscriptions=True if promises.equal_subscriptions_only else None, **shapes)
+    if promises.equal_subscriptions_only:  # outside its domain only H1-H8 apply, but they do apply
+        strategy = one_of(strategy, st.problems(equal_subscriptions=False, **shapes))
+    if promises.max_rounds:  # realistic cooperative rounds: a balanced assignment fed back, then a change
+        strategy = one_of(strategy, st.sticky_rounds())
+    return strategy
+
+
+def promised_less(target: Assignor) -> str | None:
+    """For a built-in: how its declared promises fall short of SPEC.md §8 (None when they do not)."""
+    from assigncheck.impl import registry
+    from assigncheck.spec.promises import SPEC_PROMISES
+
+    expected = SPEC_PROMISES.get(target.name)
+    if expected is None or target.name not in registry.names() or target is not registry.get(target.name):
+        return None
+    if target.promises == expected:
+        return None
+    return f"{target.name} declares {target.promises}; SPEC.md §8 says {expected}"
 
 
 def promised_ids(target: Assignor) -> tuple[str, ...]:
@@ -67,7 +85,10 @@ def run(target: Assignor, ctx: Context) -> StageResult:
             last_failure.update(problem=problem, report=report)
             raise AssertionError(str(report.violations[0]))
 
-    result = StageResult("properties", target.name, checked=promised_ids(target))
+    result = StageResult("properties", target.name, checked=(*promised_ids(target), "promises"))
+    shortfall = promised_less(target)
+    if shortfall:
+        result.findings.append(Finding("properties", target.name, "promises", shortfall))
     try:
         holds()
     except AssertionError:

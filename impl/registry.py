@@ -108,4 +108,10 @@ def load_target(spec: str) -> Assignor:
     if prefix in TARGET_LOADERS:
         function, arguments = TARGET_LOADERS[prefix]
         return _import_attr(f"{__package__}.{function}", "--target")(*arguments, rest)
-    return from_object(spec, _import_attr(spec, "--target"))
+    target = from_object(spec, _import_attr(spec, "--target"))
+    if getattr(target, "spec", None) is None:
+        try:  # lets other processes (fuzz jobs, Spark executors) load the same target again
+            target.spec = spec  # type: ignore[attr-defined]
+        except AttributeError:
+            pass
+    return target

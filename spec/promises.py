@@ -79,3 +79,19 @@ class Assignor(Protocol):
     promises: Promises
 
     def assign(self, problem: AnyProblem) -> Assignment: ...
+
+
+_CONSTRAINED = Promises(balance="perfect", stickiness="max_retained", fixpoint=True, per_topic_spread=True,
+                        equal_subscriptions_only=True)
+# SPEC.md §8 as data: what each built-in assignor must promise. The gate holds a built-in to at least
+# this, so an assignor cannot pass by quietly promising less.
+SPEC_PROMISES: dict[str, Promises] = {
+    "range": Promises(balance="per-topic", exact="range"),
+    "roundrobin": Promises(balance="perfect", exact="roundrobin"),
+    "sticky-constrained": _CONSTRAINED,
+    "sticky-constrained-4phase": _CONSTRAINED,
+    "sticky": Promises(balance="optimal", stickiness="max_retained", fixpoint=True),
+    "cooperative-sticky": Promises(balance="optimal", stickiness="max_retained", fixpoint=True, max_rounds=2),
+    "lag": Promises(balance="per-topic", exact="lag"),
+    "streams-sticky": Promises(exact="streams"),
+}

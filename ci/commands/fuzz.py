@@ -6,7 +6,6 @@ Exit 0 when nothing was found, 1 when any target produced a finding (its reprodu
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -36,9 +35,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from assigncheck.fuzz.jobs import fuzz_target
-
-    if "" not in sys.path and os.getcwd() not in sys.path:  # `pkg.mod:Obj` targets of the project being checked
-        sys.path.insert(0, os.getcwd())
     from assigncheck.fuzz.targets import CODEC_TARGETS, all_targets
     from assigncheck.impl import registry
 

@@ -24,6 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from assigncheck.ci.gate import STAGES, run_gate
     from assigncheck.ci.reports import write_all
@@ -32,9 +33,16 @@ def run(args: argparse.Namespace) -> int:
     console = Console(stderr=True)
     targets = targets_from_args(args.target, args.promises)
     stages = tuple(s.strip() for s in args.stages.split(",")) if args.stages else STAGES
-    with console.status("gate starting") as status:
-        result = run_gate(targets, args.profile, args.report_dir, stages, args.seed, args.master,
-                          progress=lambda message: status.update(f"gate: {message}"))
+    steps = sum(1 if s == "campaign" else len(targets) for s in stages)
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=True) as bar:
+        task = bar.add_task("gate", total=steps)
+
+        def progress(message: str) -> None:  # called as each (stage, target) step starts
+            started = bar.tasks[0].description != "gate"
+            bar.update(task, advance=1 if started else 0, description=f"gate: {message}")
+
+        result = run_gate(targets, args.profile, args.report_dir, stages, args.seed, args.master, progress=progress)
     rows_file = Path(args.report_dir) / "campaign" / "rows.json"
     rows = __import__("json").loads(rows_file.read_text()) if rows_file.exists() else []
     files = write_all(result, args.report_dir, rows)

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import sys
 from pathlib import Path
 
 from assigncheck.spec.errors import InputError
@@ -36,9 +34,6 @@ def _note(path: Path) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from assigncheck.fuzz.targets import AssignorTarget, CodecTarget
-
-    if "" not in sys.path and os.getcwd() not in sys.path:  # `pkg.mod:Obj` targets of the project being checked
-        sys.path.insert(0, os.getcwd())
     from assigncheck.fuzz.triage import load_codec_finding, parse_note
     from assigncheck.spec.json_format import load_problem
 
