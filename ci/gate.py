@@ -57,13 +57,16 @@ class Context:
     master: str | None = None
     progress: Callable[[str], None] = field(default=lambda message: None)
 
-    def save_reproducer(self, stage: str, target: str, invariant: str, problem: AnyProblem, note: str) -> str:
-        """Write the problem that shows a finding, once per (stage, target, invariant, content)."""
+    def save_reproducer(self, stage: str, target: str, invariant: str, problem: AnyProblem, message: str) -> str:
+        """Write the problem that shows a finding, once per (stage, target, invariant, content). The note
+        uses the fuzzer's key=value layout, so `assigncheck replay FILE` needs no --target."""
         from assigncheck.spec.json_format import dumps, problem_to_json
 
         digest = hashlib.sha1(dumps(problem_to_json(problem)).encode()).hexdigest()[:10]
         slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{stage}-{target}-{invariant}")[:120]
         path = self.report_dir / "reproducers" / f"{slug}-{digest}.json"
+        note = (f"assignor: {target}. gate finding; target={target}; invariant={invariant}; stage={stage}; "
+                f"seed={self.seed}; message={message}")
         save_problem(problem, path, note=note)
         return str(path)
 
@@ -104,8 +107,7 @@ def findings_from_report(stage: str, target: Assignor, report: Any, problem: Any
     problem = shrink(target, problem, report.violations[0].invariant)
     report = check_assignor(target, problem)[1]
     first = report.violations[0]
-    note = f"{target.name}: {first.invariant}: {first.message} (found by {stage}{how})"
-    path = ctx.save_reproducer(stage, target.name, first.invariant, problem, note)
+    path = ctx.save_reproducer(stage, target_spec(target), first.invariant, problem, f"{first.message}{how}")
     return [Finding.of(stage, target.name, v, reproducer=path, seed=seed) for v in report.violations]
 
 

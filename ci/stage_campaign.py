@@ -71,8 +71,7 @@ def run(targets: list[Assignor], ctx: Context) -> list[StageResult]:
             path = reproducers.get((name, invariant))
             if path is not None:  # the campaign keeps the raw instance; the report gets a minimized copy
                 problem = shrink(target, load_problem(path), invariant, seconds=5.0)
-                path = ctx.save_reproducer("campaign", target.name, invariant, problem,
-                                           f"{target.name}: {message} (campaign seed {ctx.seed}, minimized)")
+                path = ctx.save_reproducer("campaign", name, invariant, problem, f"{message} (minimized)")
             result.findings.append(Finding("campaign", target.name, invariant,
                                            f"{message} ({info['rows']} of {per['rows']} instances)",
                                            reproducer=path, seed=ctx.seed))

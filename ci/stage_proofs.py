@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from assigncheck.ci.gate import Context, problem_kind
+from assigncheck.ci.gate import Context, problem_kind, target_spec
 from assigncheck.ci.results import Finding, StageResult
 from assigncheck.spec.promises import Assignor
 from assigncheck.spec.violations import Violation
@@ -35,8 +35,8 @@ def _prove(target: Assignor, model: object, ctx: Context) -> StageResult:
     for outcome in proof.counterexamples:
         seen = replay(model, outcome.problem)  # type: ignore[arg-type]
         violation = seen[0] if seen else Violation(outcome.invariant, "the Z3 model breaks it; the code does not")
-        note = f"{target.name}: Z3 model {proof.model} refutes {outcome.invariant} at shape {outcome.shape}"
-        path = ctx.save_reproducer("proofs", target.name, outcome.invariant, outcome.problem, note)
+        note = f"Z3 model {proof.model} refutes {outcome.invariant} at shape {outcome.shape}"
+        path = ctx.save_reproducer("proofs", target_spec(target), outcome.invariant, outcome.problem, note)
         result.findings.append(Finding("proofs", target.name, outcome.invariant,
                                        f"{outcome.invariant} refuted at {outcome.shape}; on the code: {violation}",
                                        reproducer=path))
@@ -57,8 +57,8 @@ def _exhaust(target: Assignor, ctx: Context) -> StageResult:
     for problem, violation in found.findings:  # one reproducer per invariant: the smallest problem, found first
         first.setdefault(violation.invariant, (problem, violation))
     for problem, violation in first.values():
-        note = f"{target.name}: {violation} (small-scope exhaustive, {bound})"
-        path = ctx.save_reproducer("proofs", target.name, violation.invariant, problem, note)
+        note = f"{violation.message} (small-scope exhaustive, {bound})"
+        path = ctx.save_reproducer("proofs", target_spec(target), violation.invariant, problem, note)
         result.findings.append(Finding.of("proofs", target.name, violation, reproducer=path))
     result.stats = {"bound": str(bound), "problems": found.checked, "complete": found.complete}
     return result

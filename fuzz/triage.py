@@ -23,7 +23,7 @@ from .minimize import minimize
 from .targets import AssignorTarget, Finding
 
 NOTE_PREFIX = "fuzz finding"
-_FINDING_NOTE = re.compile(r"\b(?:fuzz|campaign) finding; ")
+_FINDING_NOTE = re.compile(r"\b(?:fuzz|campaign|gate) finding; ")
 
 
 def safe_name(text: str) -> str:
@@ -48,7 +48,7 @@ def note_of(finding: Finding, seed: int | None, violation: Violation | None = No
 
 def parse_note(note: str) -> dict[str, str]:
     """The fields of a `note_of` note (empty for any other note)."""
-    found = _FINDING_NOTE.search(note)  # fuzz findings, and campaign findings written the same way
+    found = _FINDING_NOTE.search(note)  # fuzz findings, and campaign and gate findings written the same way
     if not found:
         return {}
     fields: dict[str, str] = {}

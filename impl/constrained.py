@@ -101,8 +101,11 @@ def general_sticky(problem: Problem) -> Assignment:
     return registry.get("sticky").assign(problem)
 
 
-class ConstrainedStickyAssignor:
-    name = "sticky-constrained"
+class ConstrainedAssignor:
+    """What both constrained variants share: their domain (equal subscriptions; otherwise the general
+    `sticky`), the empty group, and the layout. A variant only says how it places partitions."""
+
+    name = "constrained"
     promises = CONSTRAINED_PROMISES
 
     def assign(self, problem: AnyProblem) -> Assignment:
@@ -111,7 +114,16 @@ class ConstrainedStickyAssignor:
             return general_sticky(problem)
         if not problem.members:
             return Assignment({})
-        layout = ConstrainedLayout.of(problem)
+        return self.place(ConstrainedLayout.of(problem))
+
+    def place(self, layout: ConstrainedLayout) -> Assignment:
+        raise NotImplementedError
+
+
+class ConstrainedStickyAssignor(ConstrainedAssignor):
+    name = "sticky-constrained"
+
+    def place(self, layout: ConstrainedLayout) -> Assignment:
         f, c, r = quotas(layout)
         v = layout.valid
         # Phase 1: keep up to f; the first r members (M order) that hold at least c keep c.

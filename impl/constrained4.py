@@ -9,23 +9,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from assigncheck.spec.model import AnyProblem, Assignment
+from assigncheck.spec.model import Assignment
 
-from .constrained import CONSTRAINED_PROMISES, ConstrainedLayout, deal, general_sticky, quotas
-from .require import require_problem
+from .constrained import ConstrainedAssignor, ConstrainedLayout, deal, quotas
 
 
-class FourPhaseConstrainedAssignor:
+class FourPhaseConstrainedAssignor(ConstrainedAssignor):
     name = "sticky-constrained-4phase"
-    promises = CONSTRAINED_PROMISES
 
-    def assign(self, problem: AnyProblem) -> Assignment:
-        problem = require_problem(problem, self.name)
-        if not problem.subscriptions_equal():
-            return general_sticky(problem)
-        if not problem.members:
-            return Assignment({})
-        layout = ConstrainedLayout.of(problem)
+    def place(self, layout: ConstrainedLayout) -> Assignment:
         f, c, _ = quotas(layout)
         v = layout.valid
         members = np.arange(len(v))
