@@ -121,27 +121,23 @@ def _plots(result: GateResult, rows: Sequence[dict[str, Any]]) -> list[tuple[str
         ax.legend(fontsize=7)
         plots.append(("Time vs size (campaign instances)", _png(fig)))
         plt.close(fig)
-    quality = [r for r in rows if r.get("max_retained")]
-    if quality:
+    histograms = (
+        ("Stickiness: retained vs the optimum", "retained / max_retained", "max_retained",
+         lambda r: r["retained"] / r["max_retained"]),
+        ("Balance: distance from the optimum", "Σ count² above the optimum (0 = optimally balanced)",
+         "optimal_sum_squares", lambda r: r["sum_squares"] - r["optimal_sum_squares"]),
+    )
+    for title, xlabel, needs, value in histograms:  # one histogram per measure, a series per target
+        usable = [r for r in rows if r.get(needs)]
+        if not usable:
+            continue
         fig, ax = plt.subplots(figsize=(7, 4))
-        for target in sorted({r["target"] for r in quality}):
-            ratios = [r["retained"] / r["max_retained"] for r in quality if r["target"] == target]
-            ax.hist(ratios, bins=20, alpha=0.5, label=target)
-        ax.set_xlabel("retained / max_retained")
+        for target in sorted({r["target"] for r in usable}):
+            ax.hist([value(r) for r in usable if r["target"] == target], bins=20, alpha=0.5, label=target)
+        ax.set_xlabel(xlabel)
         ax.set_ylabel("instances")
         ax.legend(fontsize=7)
-        plots.append(("Stickiness: retained vs the optimum", _png(fig)))
-        plt.close(fig)
-    gaps = [r for r in rows if r.get("optimal_sum_squares")]
-    if gaps:
-        fig, ax = plt.subplots(figsize=(7, 4))
-        for target in sorted({r["target"] for r in gaps}):
-            extra = [r["sum_squares"] - r["optimal_sum_squares"] for r in gaps if r["target"] == target]
-            ax.hist(extra, bins=20, alpha=0.5, label=target)
-        ax.set_xlabel("Σ count² above the optimum (0 = optimally balanced)")
-        ax.set_ylabel("instances")
-        ax.legend(fontsize=7)
-        plots.append(("Balance: distance from the optimum", _png(fig)))
+        plots.append((title, _png(fig)))
         plt.close(fig)
     return plots
 
