@@ -52,6 +52,9 @@ def junit_xml(result: GateResult) -> str:
         if stage.error:
             case = ET.SubElement(suite, "testcase", classname=f"{stage.target}.{stage.stage}", name="stage")
             ET.SubElement(case, "error", message=stage.error[:500]).text = stage.error
+        if stage.skipped:
+            case = ET.SubElement(suite, "testcase", classname=f"{stage.target}.{stage.stage}", name="stage")
+            ET.SubElement(case, "skipped", message=str(stage.stats["skipped"]))
     ET.indent(suites)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
 
@@ -74,7 +77,8 @@ def markdown(result: GateResult) -> str:
         cells = []
         for stage in stages:
             rs = [s for s in result.stages if s.target == target and s.stage == stage]
-            cells.append(" ".join(f"{_status(r.ok)} {len(r.findings) or ''}".strip() for r in rs) or "–")
+            cells.append(" ".join("skipped" if r.skipped else f"{_status(r.ok)} {len(r.findings) or ''}".strip()
+                                  for r in rs) or "–")
         lines.append(f"| `{target}` | " + " | ".join(cells) + " |")
     if result.findings:
         lines += ["", "### Findings", "", "| target | stage | invariant | message | reproducer |",
@@ -146,7 +150,8 @@ def html_page(result: GateResult, rows: Sequence[dict[str, Any]] = ()) -> str:
     esc = html.escape
     table_rows = "".join(
         f"<tr class='{'ok' if s.ok else 'bad'}'><td>{esc(s.target)}</td><td>{esc(s.stage)}</td>"
-        f"<td>{'pass' if s.ok else 'ERROR' if s.error else 'FAIL'}</td><td>{len(s.findings)}</td>"
+        f"<td>{'skipped' if s.skipped else 'pass' if s.ok else 'ERROR' if s.error else 'FAIL'}</td>"
+        f"<td>{len(s.findings)}</td>"
         f"<td>{s.seconds:.1f}</td>"
         f"<td>{esc(s.error or ', '.join(f'{k}={v}' for k, v in s.stats.items()))}</td></tr>"
         for s in result.stages

@@ -41,6 +41,11 @@ class StageResult:
     def ok(self) -> bool:
         return not self.findings and self.error is None
 
+    @property
+    def skipped(self) -> bool:
+        """The stage had nothing it could check for this target (the reason is in stats["skipped"])."""
+        return "skipped" in self.stats
+
     def cases(self) -> list[tuple[str, Finding | None]]:
         """One (invariant, first finding or None) per checked invariant, plus any unexpected ids."""
         first: dict[str, Finding] = {}

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from assigncheck.ci.results import GateResult
+from assigncheck.ci.results import GateResult, StageResult
 from assigncheck.spec.model import AnyProblem, Assignment
 from assigncheck.spec.promises import Assignor, Promises
 
@@ -43,6 +43,14 @@ class Declared:
         return self.inner.assign(problem)
 
 
+def _cell(r: StageResult) -> str:
+    if r.skipped:
+        return "[dim]skipped[/]"
+    if r.ok:
+        return "[green]pass[/]"
+    return f"[red]{'ERROR' if r.error else f'{len(r.findings)} finding(s)'}[/]"
+
+
 def print_summary(result: GateResult, files: Mapping[str, Path]) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -57,9 +65,7 @@ def print_summary(result: GateResult, files: Mapping[str, Path]) -> None:
         cells = []
         for stage in stages:
             rs = [s for s in result.stages if s.target == target and s.stage == stage]
-            cells.append(" ".join(
-                "[green]pass[/]" if r.ok else f"[red]{'ERROR' if r.error else f'{len(r.findings)} finding(s)'}[/]"
-                for r in rs) or "")
+            cells.append(" ".join(_cell(r) for r in rs))
         if any(cells):
             table.add_row(target, *cells)
     console.print(table)

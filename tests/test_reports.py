@@ -15,7 +15,8 @@ def _result():
                       findings=[Finding("properties", "broken", "H4", "t0-1 given to a and b", "r/p.json", 7,
                                         ("a", "b"), (("t0", 1),))])
     err = StageResult("fuzz", "broken", 0.5, error="RuntimeError: libFuzzer not found")
-    result = GateResult("quick", ("range", "broken"), [ok, bad, err], seconds=4.0)
+    skip = StageResult("proofs", "range", 0.0, stats={"skipped": "no model"})
+    result = GateResult("quick", ("range", "broken"), [ok, bad, err, skip], seconds=4.0)
     rows = [{"target": "range", "partitions": p, "ms": p / 100, "retained": p - 1, "max_retained": p,
              "sum_squares": 10, "optimal_sum_squares": 10} for p in (10, 100, 1000)]
     return result, rows
@@ -32,16 +33,20 @@ def test_junit_has_one_case_per_target_stage_invariant(tmp_path):
     assert [(c.get("classname"), c.get("name")) for c in failures] == [("broken.properties", "H4")]
     assert "r/p.json" in failures[0].find("failure").text and "seed=7" in failures[0].find("failure").text
     assert [c.get("name") for c in cases if c.find("error") is not None] == ["stage"]
+    skipped = [c for c in cases if c.find("skipped") is not None]
+    assert [(c.get("classname"), c.find("skipped").get("message")) for c in skipped] == [
+        ("range.proofs", "no model")]
 
 
 def test_json_and_markdown(tmp_path):
     result, rows = _result()
     files = write_all(result, tmp_path, rows)
     doc = json.loads(files["json"].read_text())
-    assert doc["ok"] is False and len(doc["stages"]) == 3
+    assert doc["ok"] is False and len(doc["stages"]) == 4
     assert doc["stages"][1]["findings"][0]["reproducer"] == "r/p.json"
     md = files["markdown"].read_text()
-    assert "FAILED" in md and "| `broken` | ❌ 1 | ❌ |" in md and "libFuzzer not found" in md
+    assert "FAILED" in md and "| `broken` | ❌ 1 | ❌ | – |" in md and "libFuzzer not found" in md
+    assert "| `range` | ✅ | – | skipped |" in md
     result.stages = result.stages[:1]
     result.targets = ("range",)
     assert "passed" in write_all(result, tmp_path / "ok", rows)["markdown"].read_text()
