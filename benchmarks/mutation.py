@@ -45,6 +45,10 @@ MUTANT_TIMEOUT_S = 90.0
 SNAPSHOT_ENV = "ASSIGNCHECK_MUTATION_SNAPSHOT"
 DECLARE_ENV = "ASSIGNCHECK_MUTATION_DECLARE"  # extra promises for the judged target (workers inherit it)
 STAGES = ("properties", "proofs")
+# Survivors argued equivalent (or in code deleted since), each with its one-line argument; matched by
+# (module, diff), which stays stable when other lines move. The score leaves them out (the usual
+# definition: killed / (mutants - equivalent)); `score_raw` keeps them in.
+EQUIVALENT = Path(__file__).with_name("mutation_equivalent.json")
 
 
 @dataclass(frozen=True)
@@ -271,6 +275,28 @@ def _judge_module(module: str, limit: int | None, every: int, log_dir: Path) -> 
     return rows
 
 
+def scored(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The summary of judged rows: kills, survivors (each marked with its equivalence argument when it has
+    one in `EQUIVALENT`), the score without the equivalent ones and the raw score."""
+    argued = {(e["module"], e["diff"]): e for e in json.loads(EQUIVALENT.read_text())} if EQUIVALENT.exists() else {}
+    for r in rows:
+        e = argued.get((r["module"], r.get("diff"))) if r["status"] == "survived" else None
+        r.pop("equivalent", None)
+        if e:
+            r["equivalent"] = f"{e['kind']}: {e['why']}"
+    judged = [r for r in rows if r["status"] in ("killed", "survived")]
+    killed = sum(r["status"] == "killed" for r in judged)
+    excluded = sum("equivalent" in r for r in judged)
+    return {
+        "mutants": len(judged),
+        "killed": killed,
+        "equivalent": excluded,
+        "score": round(killed / (len(judged) - excluded), 4) if len(judged) > excluded else None,
+        "score_raw": round(killed / len(judged), 4) if judged else None,
+        "survivors": [r for r in rows if r["status"] == "survived"],
+    }
+
+
 def measure(modules: list[str], limit: int | None = None, every: int = 1, jobs: int = 1) -> dict[str, Any]:
     """The mutants of `modules` (every `every`-th, at most `limit` per module) judged by the quick gate,
     `jobs` modules at a time (one worker process each)."""
@@ -282,8 +308,6 @@ def measure(modules: list[str], limit: int | None = None, every: int = 1, jobs: 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         parts = list(pool.map(lambda m: _judge_module(m, limit, every, log_dir), modules))
     rows = [r for part in parts for r in part]
-    judged = [r for r in rows if r["status"] in ("killed", "survived")]
-    killed = sum(r["status"] == "killed" for r in judged)
     return {
         "generated": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "tool": "mutmut 3.8.1 operators (mutmut.mutation.file_mutation.create_mutations), own runner",
@@ -291,20 +315,18 @@ def measure(modules: list[str], limit: int | None = None, every: int = 1, jobs: 
         "sample": f"every {every}. non-label mutant" + (f", at most {limit} per module" if limit else ""),
         "modules": sorted({r["module"] for r in rows}),
         "source_snapshot": str(source),
-        "mutants": len(judged),
-        "killed": killed,
-        "score": round(killed / len(judged), 4) if judged else None,
+        **scored(rows),
         "label_only_excluded": sum(r["status"] == "label" for r in rows),
         "seconds": round(time.monotonic() - started, 1),
-        "survivors": [r for r in rows if r["status"] == "survived"],
         "controls_failing": [r["module"] for r in rows if r["status"] == "control-fails"],
         "rows": rows,
     }
 
 
-def rejudge(previous: dict[str, Any], jobs: int = 1, modules: list[str] | None = None) -> dict[str, Any]:
-    """Judge a previous run's survivors again (same source snapshot), e.g. once more stages are in the tree
-    or the spec changed; killed verdicts stand."""
+def rejudge(previous: dict[str, Any], jobs: int = 1, modules: list[str] | None = None,
+            only: set[tuple[str, int]] | None = None) -> dict[str, Any]:
+    """Judge a previous run's survivors (all, or those in `only`: (module, index)) again on the same source
+    snapshot, e.g. once more stages are in the tree or the spec changed; killed verdicts stand."""
     from concurrent.futures import ThreadPoolExecutor
 
     started = time.monotonic()
@@ -313,20 +335,18 @@ def rejudge(previous: dict[str, Any], jobs: int = 1, modules: list[str] | None =
     log_dir = Path(tempfile.mkdtemp(prefix="mutation-logs-"))
     survivors: dict[str, list[int]] = {}
     for r in previous["survivors"]:
-        if modules is None or r["module"] in modules:
+        if (modules is None or r["module"] in modules) and (only is None or (r["module"], r["index"]) in only):
             survivors.setdefault(r["module"], []).append(r["index"])
     order = [m for m in (modules or sorted(survivors)) if m in survivors]
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         parts = list(pool.map(lambda m: run_module(m, survivors[m], log_dir / f"{m}-again.jsonl"), order))
     again = {(v["module"], v["index"]): v for part in parts for v in part}
     rows = [{**r, **again.get((r["module"], r["index"]), {})} for r in previous["rows"]]
-    judged = [r for r in rows if r["status"] in ("killed", "survived")]
-    killed = sum(r["status"] == "killed" for r in judged)
-    return {**previous, "rows": rows, "killed": killed, "score": round(killed / len(judged), 4),
-            "survivors": [r for r in rows if r["status"] == "survived"],
-            "generated": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "rejudged": {"survivors": sum(map(len, survivors.values())),
-                         "seconds": round(time.monotonic() - started, 1)}}
+    runs = previous.get("rejudged_runs") or ([previous["rejudged"]] if "rejudged" in previous else [])
+    runs = [*runs, {"survivors": sum(map(len, survivors.values())), "seconds": round(time.monotonic() - started, 1)}]
+    kept = {k: v for k, v in previous.items() if k != "rejudged"}
+    return {**kept, "rows": rows, **scored(rows), "rejudged_runs": runs,
+            "generated": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
 
 
 def main() -> int:
@@ -337,6 +357,8 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=1, help="modules judged at the same time")
     parser.add_argument("--declare", default="", help="judge under these extra promises, e.g. fixpoint=true")
     parser.add_argument("--rejudge", default=None, help="a previous --out file: judge its survivors again")
+    parser.add_argument("--only", default="", help="with --rejudge: just these survivors, e.g. range#14,cooperative#62")
+    parser.add_argument("--rescore", default=None, help="a previous --out file: apply the equivalence list again")
     parser.add_argument("--out", default=None)
     parser.add_argument("--worker", nargs=2, metavar=("MODULE", "INDICES"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -351,8 +373,12 @@ def main() -> int:
         return 2
     if args.declare:
         os.environ[DECLARE_ENV] = args.declare
-    if args.rejudge:
-        result = rejudge(json.loads(Path(args.rejudge).read_text()), args.jobs, modules)
+    only = {(m, int(i)) for m, _, i in (x.partition("#") for x in args.only.split(",") if x)} or None
+    if args.rescore:
+        previous = json.loads(Path(args.rescore).read_text())
+        result = {**previous, **scored(previous["rows"])}
+    elif args.rejudge:
+        result = rejudge(json.loads(Path(args.rejudge).read_text()), args.jobs, modules, only)
     else:
         result = measure(modules, args.limit, args.every, args.jobs)
     result["declared"] = args.declare or None
@@ -361,7 +387,8 @@ def main() -> int:
         Path(args.out).write_text(text)
     print(json.dumps({k: v for k, v in result.items() if k not in ("rows", "survivors")}))
     for s in result["survivors"]:
-        print(f"SURVIVED {s['module']}#{s['index']} line {s['line']}: {s['diff']}")
+        argued = f"  [{s['equivalent']}]" if "equivalent" in s else ""
+        print(f"SURVIVED {s['module']}#{s['index']} line {s['line']}: {s['diff']}{argued}")
     return 0
 
 

@@ -92,7 +92,7 @@ def shrink(target: Assignor, problem: AnyProblem, invariant: str, seconds: float
     from assigncheck.spec.check import check_assignor
 
     def still_fails(candidate: AnyProblem) -> bool:
-        return any(v.invariant == invariant for v in check_assignor(target, candidate)[1].violations)
+        return any(v.invariant == invariant for v in check_assignor(target, candidate, measure=False)[1].violations)
 
     return minimize(problem, still_fails, seconds=seconds)
 

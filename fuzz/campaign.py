@@ -133,12 +133,13 @@ def _seed_corpus(target: str, corpus: Path) -> None:
     if corpus.exists():
         return
     from .runner import build_seeds
+    from .targets import kind_of
 
     tmp = corpus.with_name(f".{corpus.name}.seeding")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     if not target.startswith("codec:"):
-        build_seeds(VECTORS, tmp, "streams" if "streams" in target else "consumer")
+        build_seeds(VECTORS, tmp, kind_of(target))
     tmp.rename(corpus)
 
 

@@ -63,7 +63,10 @@ class Limits:
 
 
 NARROW = Limits(topics=4, partitions=12, members=6, runs=6, run_length=8, generation=4, ids=255, lag=255)
-WIDE = Limits(topics=16, partitions=2000, members=300, runs=3000, run_length=64, generation=1000, ids=999,
+# "Large" is big enough for the vectorized paths, multi-byte numbers and many-member tie-breaks, and small
+# enough that the slow reference checks stay near 50 ms: libFuzzer keeps large inputs once they add
+# features, and at 16 topics x 2000 partitions x 300 members they took 0.3 s each and most of the run.
+WIDE = Limits(topics=8, partitions=1000, members=100, runs=1000, run_length=64, generation=1000, ids=999,
               lag=65535)
 # Streams checks compare against the O(tasks^2) reference assignor: "large" stays in the hundreds of tasks.
 STREAMS_WIDE = Limits(topics=4, partitions=200, members=40, runs=200, run_length=64, generation=0, ids=999, lag=0)
@@ -149,16 +152,17 @@ def _unique(value: int, used: set[int], hi: int) -> int:
 
 
 def _read_runs(src: ByteSource, lim: Limits, names: Sequence[str], counts: Sequence[int]) -> Partitions:
-    pairs: list[tuple[str, int]] = []
+    grouped: dict[str, list[int]] = {}  # claim order kept inside each topic
     for _ in range(src.int_in(0, lim.runs)):
         k = src.int_in(0, len(names))
         topic, n = (names[k], counts[k]) if k < len(names) else (UNKNOWN_TOPIC, 0)
         start = src.int_in(0, n + 1 + len(SPECIAL_INDICES))
+        indices = grouped.setdefault(topic, [])
         if start > n + 1:
-            pairs.append((topic, SPECIAL_INDICES[start - n - 2]))
-            continue
-        pairs.extend((topic, start + j) for j in range(src.int_in(1, lim.run_length)))
-    return partitions_of(pairs)
+            indices.append(SPECIAL_INDICES[start - n - 2])
+        else:
+            indices.extend(range(start, start + src.int_in(1, lim.run_length)))
+    return partitions_of(grouped)
 
 
 def _read_lag(src: ByteSource, lim: Limits, topics: Mapping[str, int]) -> LagInfo:
@@ -217,6 +221,19 @@ def decode_problem(data: bytes) -> Problem:
     return _read_problem(ByteSource(data))[0]
 
 
+def read(data: bytes, kind: str = "consumer") -> tuple[AnyProblem | Scenario, int]:
+    """What `data` decodes to (a scenario when its scenario bit is set) and how many bytes the decoder
+    read: the bytes after those cannot change the result, so the prefix identifies the input."""
+    src = ByteSource(data)
+    if kind == "streams":
+        decoded: AnyProblem | Scenario = _read_streams(src)
+    elif scenario_bit(data):
+        decoded = _read_scenario(src)
+    else:
+        decoded = _read_problem(src)[0]
+    return decoded, min(src.pos, len(data))
+
+
 def scenario_bit(data: bytes) -> bool:
     """Header bit4: the bytes after the problem are membership and metadata changes (`decode_scenario`)."""
     return bool(data[:1]) and bool(data[0] & 16)
@@ -225,7 +242,10 @@ def scenario_bit(data: bytes) -> bool:
 def decode_scenario(data: bytes) -> Scenario:
     """The problem, then up to 4 steps that always fit the group (join, leave, subscribe, add partitions,
     delete a topic, rejoin with stale claims), read from the bytes after the problem."""
-    src = ByteSource(data)
+    return _read_scenario(ByteSource(data))
+
+
+def _read_scenario(src: ByteSource) -> Scenario:
     problem, lim, used = _read_problem(src)
     topics = dict(problem.topics)
     members = list(problem.member_ids)
@@ -265,7 +285,10 @@ def decode_scenario(data: bytes) -> Scenario:
 
 def decode_streams(data: bytes) -> StreamsProblem:
     """Any bytes -> a well-formed `StreamsProblem`: sub-topologies s00.., clients with capacity and tasks."""
-    src = ByteSource(data)
+    return _read_streams(ByteSource(data))
+
+
+def _read_streams(src: ByteSource) -> StreamsProblem:
     lim = STREAMS_WIDE if src.int_in(0, 255) & WIDE_BITS == WIDE_BITS else NARROW
     names = [f"s{i:02d}" for i in range(src.int_in(1, lim.topics))]
     counts = [src.int_in(0, lim.partitions) for _ in names]

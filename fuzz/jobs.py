@@ -73,8 +73,9 @@ def fuzz_target(target: str, *, seconds: float, jobs: int, out: Path, seed: int,
     """Fuzz one target with `jobs` processes for `seconds`; findings land in `out` as they are found.
     With `stop_on_finding` the jobs are stopped once the first reproducer is written (and minimized)."""
     from .runner import build_seeds
+    from .targets import kind_of
 
-    kind = "streams" if "streams" in target else "consumer"
+    kind = kind_of(target)
     seeds = out / "seeds" / kind
     build_seeds(vectors, seeds, kind)
     corpus = out / "corpus" / safe_name(target)

@@ -2,8 +2,8 @@
 
 A partition may only move once its previous owner has revoked it, so a round withholds every partition
 a member would newly get while another member still claims it (SPEC.md H6, read with valid ownership, see
-`withhold`); the follow-up round, fed the output as claims, hands those out. `run_rounds` drives the
-rounds with `spec.rounds.run_rounds`.
+`withhold`); the follow-up round, fed the output as claims, hands those out (`spec.rounds.run_rounds`
+drives the rounds).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from dataclasses import replace
 
 import numpy as np
 
-from assigncheck.spec import rounds
 from assigncheck.spec.model import AnyProblem, Assignment, Partitions, PartitionSet, Problem, partitions_of
 from assigncheck.spec.ownership import valid_owned
 from assigncheck.spec.promises import Assignor, Promises
@@ -90,7 +89,3 @@ class CooperativeStickyAssignor:
         eager = _wrapped(problem).assign(problem)
         return eager if problem.protocol == "eager" else withhold(problem, eager)
 
-
-def run_rounds(assignor: Assignor, problem: Problem, max_rounds: int = 2) -> list[Assignment]:
-    """Each round's output, until nothing is withheld or `max_rounds` rounds have run."""
-    return [out for _, out in rounds.run_rounds(assignor.assign, problem, max_rounds)]

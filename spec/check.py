@@ -26,7 +26,7 @@ import numpy as np
 from . import balance as bal
 from . import stickiness as st
 from .errors import InputError
-from .invariants import CAP, and_more, check_hard
+from .invariants import CAP, and_more, check_hard, cooperative_withhold
 from .model import Assignment, Client, Member, Problem, StreamsProblem, partitions_equal
 from .oracle_cache import max_retained as oracle_max_retained
 from .oracle_cache import optimal_sum_squares
@@ -78,10 +78,11 @@ def in_domain(problem: Problem, promises: Promises) -> bool:
 
 def check_assignment(
     problem: Problem | StreamsProblem, assignment: Assignment, promises: Promises | None = None,
-    *, oracle: bool | None = None,
+    *, oracle: bool | None = None, measure: bool = True,
 ) -> Report:
     """H1-H6 always; the promised balance, stickiness and per-topic spread when nothing is withheld and
-    the problem is in the assignor's domain (SPEC.md §6, §8); every measure in `quality`."""
+    the problem is in the assignor's domain (SPEC.md §6, §8); every measure in `quality` (unless not
+    `measure`: a caller that wants only the verdict, such as the fuzzer, skips the measures' cost)."""
     if isinstance(problem, StreamsProblem):
         from .streams_checks import check_streams
 
@@ -99,6 +100,8 @@ def check_assignment(
             violations += st.max_retained(problem, assignment, ob)
         if promises.per_topic_spread:
             violations += st.per_topic_spread_violations(problem, assignment)
+    if not measure:
+        return Report(tuple(violations), {"withheld": held, "promises_enforced": int(enforce)})
     quality: Quality = {
         "members": len(problem.members),
         "partitions": problem.partition_count,
@@ -262,12 +265,13 @@ def protocol_form(problem: Problem | StreamsProblem, promises: Promises) -> Prob
 
 def check_assignor(
     assignor: Assignor, problem: Problem | StreamsProblem, *, promises: Promises | None = None,
-    budget_s: float | None = 10.0, seed: int = 0, oracle: bool | None = None,
+    budget_s: float | None = 10.0, seed: int = 0, oracle: bool | None = None, measure: bool = True,
 ) -> tuple[Assignment | None, Report]:
     """Run `assignor` on `problem` and check everything it must and promises to do (SPEC.md §3-§8):
     H7 (no crash, within `budget_s` per call), the output (`check_assignment`), H8 determinism and
     order independence (when promised), `fixpoint`, `exact` and cooperative rounds (when promised).
-    Never raises for an assignor's failure; an unknown `exact` reference name is an `InputError`."""
+    Never raises for an assignor's failure; an unknown `exact` reference name is an `InputError`.
+    `measure=False` leaves the quality table out (see `check_assignment`)."""
     promises = promises or assignor.promises
     name = getattr(assignor, "name", type(assignor).__name__)
     problem = protocol_form(problem, promises)
@@ -275,7 +279,7 @@ def check_assignor(
         out = run_assignor(assignor, problem, budget_s)
     except _Failed as f:
         return None, Report((f.violation,), {})
-    report = check_assignment(problem, out, promises, oracle=oracle)
+    report = check_assignment(problem, out, promises, oracle=oracle, measure=measure)
     extra: list[Violation] = []
     quality: Quality = {}
     try:
@@ -291,7 +295,7 @@ def check_assignor(
         final_problem, final_out = problem, out
         if isinstance(problem, Problem) and problem.protocol == "cooperative" and promises.max_rounds and domain:
             final_problem, final_out, rounds_violations, n_rounds = _cooperative_rounds(
-                assignor, problem, promises, budget_s, oracle)
+                assignor, problem, out, promises, budget_s, oracle)
             extra += rounds_violations
             quality["rounds"] = n_rounds
         if (promises.fixpoint and domain and isinstance(final_problem, Problem)
@@ -314,15 +318,25 @@ def _exact(reference_name: str, problem: Problem | StreamsProblem, out: Assignme
 
 
 def _cooperative_rounds(
-    assignor: Assignor, problem: Problem, promises: Promises, budget_s: float | None, oracle: bool | None,
+    assignor: Assignor, problem: Problem, first: Assignment, promises: Promises, budget_s: float | None,
+    oracle: bool | None,
 ) -> tuple[Problem, Assignment, list[Violation], int]:
     """Rebalance until nothing is withheld (SPEC.md §6): every round meets H1-H6, the rounds converge
-    within `max_rounds`, and the promises hold on the final round. Round 1 is `check_assignment`'s."""
+    within `max_rounds`, and the promises hold on the final round. Round 1 (`first`, the output already
+    run and checked, H8 included) is not run again."""
     assert promises.max_rounds is not None
-    rounds = run_rounds(lambda p: run_assignor(assignor, p, budget_s), problem, promises.max_rounds)
+
+    def assign(p: Problem) -> Assignment:
+        return first if p is problem else run_assignor(assignor, p, budget_s)
+
+    rounds = run_rounds(assign, problem, promises.max_rounds)
     violations: list[Violation] = []
     for k, (p, out) in enumerate(rounds[1:], start=2):
-        violations += _with_round(check_assignment(p, out, promises, oracle=oracle), k)
+        violations += _with_round(check_assignment(p, out, promises, oracle=oracle, measure=False), k)
+    if promises.eager:  # it speaks both protocols: each round is its eager assignment minus the transfers
+        for k, (p, out) in enumerate(rounds, start=1):
+            eager = run_assignor(assignor, p.replace(protocol="eager"), budget_s)
+            violations += _with_round(Report(tuple(cooperative_withhold(p, out, eager))), k)
     last_problem, last_out = rounds[-1]
     still = st.withheld(last_problem, last_out)
     if still:

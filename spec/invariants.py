@@ -23,6 +23,7 @@ from .rows import (
     last_call_cache,
     layout,
     unassigned,
+    valid_rows,
 )
 from .violations import Violation
 
@@ -159,6 +160,44 @@ def h6_cooperative_safety(problem: Problem, assignment: Assignment) -> list[Viol
     parts = tuple(rows.pair(r) for r in bad[:CAP].tolist())
     msg = f"{len(bad)} partition(s) handed over before being revoked: {'; '.join(texts)}{and_more(len(bad), CAP)}"
     return [Violation("H6", msg, tuple(dict.fromkeys(members))[:CAP], parts)]
+
+
+def cooperative_withhold(problem: Problem, assignment: Assignment, eager: Assignment) -> list[Violation]:
+    """Cooperative (KIP-429, docs/ALGORITHMS.md): a round is the assignor's eager assignment `eager` (the
+    same problem, eager protocol) minus exactly the transfers it must hold back: p given to b is withheld
+    iff b does not validly own p (SPEC.md §2) while another member claims it (raw, any generation).
+
+    H5/H6 only bound the round from one side; this catches the rest: needless withholding (b validly owns
+    p, or nobody else claims it, yet b does not get it), a transfer b raw-claims without owning it handed
+    over anyway (a stale or disputed claim of b, KAFKA-14639/12984), and partitions the eager assignment
+    does not give at all."""
+    if problem.protocol != "cooperative":
+        return []
+    lay, n = layout(problem), len(problem.members)
+    total = max(lay.total, 1)
+
+    def keys(rows: Rows) -> np.ndarray:  # (member, partition) keys of the problem's own members
+        k = np.unique(rows.keys(lay))
+        return k[k < n * total]
+
+    planned, got = keys(assigned_rows(problem, eager)), keys(assigned_rows(problem, assignment))
+    others = _claim_count(problem)[planned % total] - np.isin(planned, _claim_keys(problem))
+    hold = (others > 0) & ~np.isin(planned, keys(valid_rows(problem)))
+    kinds = (
+        ("withheld needlessly", planned[~hold & ~np.isin(planned, got)]),
+        ("handed over before its claimant revoked", planned[hold & np.isin(planned, got)]),
+        ("not in the eager assignment", got[~np.isin(got, planned)]),
+    )
+    bad = [(what, k) for what, ks in kinds for k in ks.tolist()]
+    if not bad:
+        return []
+    ids = problem.member_ids
+    shown = [(what, ids[k // total], lay.pair(k % total)) for what, k in bad[:CAP]]
+    texts = [f"{t}-{i} for {m} ({what})" for what, m, (t, i) in shown]
+    msg = (f"{len(bad)} partition(s) break the cooperative withholding rule: {'; '.join(texts)}"
+           f"{and_more(len(bad), len(shown))}")
+    members = tuple(dict.fromkeys(m for _, m, _ in shown))
+    return [Violation("cooperative.withhold", msg, members, tuple(tp for _, _, tp in shown))]
 
 
 HARD: tuple[Callable[[Problem, Assignment], list[Violation]], ...] = (

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .model import Partitions, Problem, TopicTable, partitions_of, sets_by_member
+from .model import SMALL_ROWS, Partitions, PartitionSet, Problem, TopicTable, partitions_of, sets_by_member
 
 
 def _run_lengths(bounds: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -71,7 +71,43 @@ class ValidClaims:
 def valid_claims(problem: Problem) -> ValidClaims:
     """SPEC.md §2 over the whole group at once. Rule 3: a member listing a partition twice counts it
     once. Rule 4: of several claimants of one partition, the single one with the highest generation
-    owns it; if two or more share the highest generation, nobody does (KAFKA-12984, KAFKA-14639)."""
+    owns it; if two or more share the highest generation, nobody does (KAFKA-12984, KAFKA-14639).
+    Computed once per problem (the arrays are read-only)."""
+    return problem.derived("valid_claims", _valid_claims)
+
+
+def _valid_claims(problem: Problem) -> ValidClaims:
+    if sum(m.owned.count for m in problem.members) <= SMALL_ROWS:
+        return _valid_claims_small(problem)
+    return _valid_claims_vectorized(problem)
+
+
+def _valid_claims_small(problem: Problem) -> ValidClaims:
+    """The same rules claim by claim, for groups with few claims (numpy's per-call cost dominates there)."""
+    table = TopicTable.of(tuple(sorted(problem.topics)))
+    best: dict[tuple[int, int], tuple[int, int, bool]] = {}  # (topic code, index) -> (generation, member, tied)
+    for who, m in enumerate(problem.members):
+        mine = set()
+        for topic, indices in m.owned.items():
+            code, size = table.code.get(topic), problem.topics.get(topic, 0)
+            if code is None or topic not in m.subscription:  # rule 2
+                continue
+            mine.update((code, i) for i in indices.tolist() if 0 <= i < size)  # rule 1; rule 3 by the set
+        for key in mine:
+            held = best.get(key)
+            if held is None or m.generation > held[0]:
+                best[key] = (m.generation, who, False)
+            elif m.generation == held[0]:
+                best[key] = (held[0], held[1], True)  # rule 4: a tie at the top means nobody
+    rows = sorted((who, code, i) for (code, i), (_, who, tied) in best.items() if not tied)
+    arrays = (np.array([r[0] for r in rows], dtype=np.int64), np.array([r[1] for r in rows], dtype=np.int64),
+              np.array([r[2] for r in rows], dtype=np.int32))
+    for a in arrays:
+        a.setflags(write=False)
+    return ValidClaims(table, *arrays)
+
+
+def _valid_claims_vectorized(problem: Problem) -> ValidClaims:
     table = TopicTable.of(tuple(sorted(problem.topics)))
     who, gid, code = _claim_rows(problem, table)
     gen = np.array([m.generation for m in problem.members], dtype=np.int64)[who]
@@ -91,11 +127,18 @@ def valid_claims(problem: Problem) -> ValidClaims:
     who, code, gid = who[won], code[won], gid[won]
     order = np.argsort(who * (int(offsets[-1]) + 1) + gid, kind="stable")  # global ids are in (topic, index) order
     who, code, gid = who[order], code[order], gid[order]
-    return ValidClaims(table, who, code, (gid - offsets[code]).astype(np.int32))
+    arrays = who, code, (gid - offsets[code]).astype(np.int32)
+    for a in arrays:
+        a.setflags(write=False)
+    return ValidClaims(table, *arrays)
+
+
+def _valid_sets(problem: Problem) -> list[PartitionSet]:
+    v = valid_claims(problem)
+    return sets_by_member(len(problem.members), v.member, v.table, v.topic, v.index)
 
 
 def valid_owned(problem: Problem) -> dict[str, Partitions]:
     """Member id -> the partitions it validly owns (sorted, no repeats): SPEC.md §2."""
-    v = valid_claims(problem)
-    sets = sets_by_member(len(problem.members), v.member, v.table, v.topic, v.index)
+    sets = problem.derived("valid_sets", _valid_sets)
     return {m.member_id: s for m, s in zip(problem.members, sets)}

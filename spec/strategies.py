@@ -151,12 +151,15 @@ def previous_assignments(draw: st.DrawFn, problem: Problem, *, balanced: bool | 
 @st.composite
 def partition_racks(draw: st.DrawFn, topic_counts: dict[str, int]) -> dict[str, tuple[frozenset[str], ...]]:
     """Replica racks per partition (KIP-881); sometimes every partition has the same rack set, the case
-    in which Kafka turns rack-aware assignment off."""
+    in which Kafka turns rack-aware assignment off, and sometimes a topic's racks are not known at all."""
     if draw(st.booleans()):
         same = draw(st.frozensets(st.sampled_from(RACKS), min_size=1))
-        return {t: (same,) * n for t, n in topic_counts.items()}
-    racks = st.frozensets(st.sampled_from(RACKS))
-    return {t: tuple(draw(st.lists(racks, min_size=n, max_size=n))) for t, n in topic_counts.items()}
+        out = {t: (same,) * n for t, n in topic_counts.items()}
+    else:
+        racks = st.frozensets(st.sampled_from(RACKS))
+        out = {t: tuple(draw(st.lists(racks, min_size=n, max_size=n))) for t, n in topic_counts.items()}
+    unknown = draw(st.sets(st.sampled_from(sorted(topic_counts)), max_size=1)) if topic_counts else set()
+    return {t: r for t, r in out.items() if t not in unknown}
 
 
 @st.composite
@@ -199,6 +202,7 @@ def problems(
     protocol: Literal["eager", "cooperative"] | None = None,
     lag: bool | None = False,
     absent_topics: bool = True,
+    co_partitioned: bool = False,
 ) -> st.SearchStrategy[Problem]:
     """Consumer problems (`min_partitions_per_topic=0` allows empty topics).
 
@@ -212,6 +216,8 @@ def problems(
     - protocol: "eager", "cooperative" or None (either).
     - lag: offsets for the lag-based assignor (None: sometimes).
     - absent_topics: subscriptions may name `gone`, a topic missing from the metadata.
+    - co_partitioned: every topic has the same partition count (at least two topics when `max_topics`
+      allows), the shape KIP-881's rack-aware range assigns partition by partition across topics.
     """
     _check(0 <= min_members <= max_members, "need 0 <= min_members <= max_members")
     _check(claims in ("none", "valid", "junk"), f"claims must be 'none', 'valid' or 'junk', got {claims!r}")
@@ -221,6 +227,7 @@ def problems(
     return _problems(
         min_members, max_members, min_topics, max_topics, min_partitions_per_topic, max_partitions_per_topic,
         equal_subscriptions, claims, generations, racks, static_members, protocol, lag, absent_topics,
+        co_partitioned,
     )
 
 
@@ -228,11 +235,14 @@ def problems(
 def _problems(
     draw: st.DrawFn, min_members: int, max_members: int, min_topics: int, max_topics: int, min_partitions: int,
     max_partitions: int, equal: bool | None, claims: Claims, generations: bool, racks: bool | None,
-    static_members: bool, protocol: str | None, lag: bool | None, absent_topics: bool,
+    static_members: bool, protocol: str | None, lag: bool | None, absent_topics: bool, co_partitioned: bool,
 ) -> Problem:
     topic_counts = draw(topics(
-        min_topics=min_topics, max_topics=max_topics, min_partitions=min_partitions, max_partitions=max_partitions
+        min_topics=max(min_topics, min(2, max_topics)) if co_partitioned else min_topics, max_topics=max_topics,
+        min_partitions=min_partitions, max_partitions=max_partitions,
     ))
+    if co_partitioned:
+        topic_counts = dict.fromkeys(topic_counts, next(iter(topic_counts.values()), 0))
     n = draw(st.integers(min_members, max_members))
     ids = [f"c{i}" for i in range(n)]
     pool = sorted(topic_counts) + ([ABSENT_TOPIC] if absent_topics else [])

@@ -98,3 +98,21 @@ def test_a_scenario_input_checks_every_round_it_reaches():
     assert [len(p.members) for p in reached] == [2, 1, 1]
     assert [p.topics["t00"] for p in reached] == [3, 3, 5]
     assert reached[1].members[0].owned  # later rounds carry the previous output as claims
+
+
+def test_the_problem_kind_comes_from_the_target_not_its_name():
+    from assigncheck.fuzz.targets import kind_of
+    from assigncheck.spec.model import StreamsProblem
+
+    alias = "tests.fixtures.broken_assignors:TaskAssignorAlias"
+    assert kind_of(alias) == "streams" and kind_of("range") == "consumer" and kind_of("codec:sticky") == "consumer"
+    target = AssignorTarget(alias)
+    assert target.kind == "streams" and isinstance(target.problems(b"\x01\x02\x03")[0], StreamsProblem)
+
+
+def test_an_input_that_decodes_like_an_earlier_one_is_not_judged_again():
+    target = load(BOTH_KEEP)
+    data = encode_problem(Problem({"t": 2}, (Member("a", {"t"}, {"t": [0]}, 3), Member("b", {"t"}, {"t": [0]}, 3))))
+    assert target.run(data) is not None
+    assert target.run(data + b"\xff" * 40) is None  # bytes the decoder never reads: the same problem, judged
+    assert load(BOTH_KEEP).run(data + b"\xff" * 40) is not None  # a fresh target judges it

@@ -7,8 +7,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from assigncheck.impl import registry
-from assigncheck.impl.cooperative import CooperativeStickyAssignor, run_rounds, withhold
-from assigncheck.spec import invariants, stickiness
+from assigncheck.impl.cooperative import CooperativeStickyAssignor, withhold
+from assigncheck.spec import invariants, rounds, stickiness
 from assigncheck.spec.check import check_assignor
 from assigncheck.spec.model import Assignment, Member, Problem, partitions_of
 from assigncheck.spec.rounds import next_round, unassigned
@@ -18,6 +18,11 @@ from assigncheck.spec.strategies import sticky_rounds
 from .impl_problems import next_problems, problems
 
 COOP = CooperativeStickyAssignor()
+
+
+def run_rounds(assignor, problem, max_rounds=2):
+    """Each round's output, until nothing is withheld or `max_rounds` rounds have run."""
+    return [out for _, out in rounds.run_rounds(assignor.assign, problem, max_rounds)]
 SETTINGS = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -3,6 +3,7 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from assigncheck.spec import ownership
 from assigncheck.spec.model import Member, Problem, iter_pairs
 from assigncheck.spec.ownership import valid_owned
 
@@ -49,6 +50,16 @@ def problems(draw):
 @given(problems())
 def test_valid_owned_matches_the_literal_reading(problem):
     assert as_sets(valid_owned(problem)) == literal_valid_owned(problem)
+
+
+@settings(max_examples=300, deadline=None)
+@given(problems())
+def test_small_and_vectorized_paths_agree(problem):
+    small, vectorized = ownership._valid_claims_small(problem), ownership._valid_claims_vectorized(problem)
+    assert small.table.names == vectorized.table.names
+    for name in ("member", "topic", "index"):
+        a, b = getattr(small, name), getattr(vectorized, name)
+        assert a.tolist() == b.tolist() and a.dtype == b.dtype and not a.flags.writeable, name
 
 
 def test_the_four_rules_by_hand():

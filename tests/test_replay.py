@@ -59,3 +59,15 @@ def test_replay_minimize_shrinks_while_the_violation_persists(tmp_path, capsys):
     small = json.loads(out.read_text())
     assert len(small["members"]) < len(problem.members) and "minimized" in small["note"]
     assert main(["replay", str(out)]) == 1  # the minimized file still reproduces, by itself
+
+
+def test_replay_of_a_model_conformance_finding_compares_model_and_code(tmp_path, capsys):
+    swapped = "tests.fixtures.broken_assignors:RangeFirstLastSwapped"
+    problem = Problem({"t": 3}, (Member("a", {"t"}), Member("b", {"t"})))
+    note = f"gate finding; target={swapped}; invariant=model.conformance; stage=proofs; seed=0; message=m"
+    path = save_problem(problem, tmp_path / "c.json", note=note)
+    assert main(["replay", str(path)]) == 1
+    assert "reproduces: model.conformance" in capsys.readouterr().out
+    assert main(["replay", str(path), "--target", "range"]) == 0  # the real range agrees with its model
+    assert main(["replay", str(path), "--target", "lag"]) == 2  # no model of lag: a clear error, exit 2
+    assert "--target" in capsys.readouterr().err

@@ -30,3 +30,31 @@ def test_label_mutants_touch_only_the_name_attribute():
     labels = [m for m in mutation.mutants("roundrobin") if m.label_only]
     assert labels
     assert all("name = " in m.diff for m in labels)
+
+
+def test_the_score_leaves_out_survivors_argued_equivalent_and_only_those(tmp_path, monkeypatch):
+    listed = tmp_path / "equivalent.json"
+    listed.write_text('[{"module": "range", "line": 3, "diff": "- a / + b", "kind": "equivalent", "why": "same"}]')
+    monkeypatch.setattr(mutation, "EQUIVALENT", listed)
+    rows = [
+        {"module": "range", "index": 1, "status": "killed", "diff": "- a / + b"},  # killed: stays killed
+        {"module": "range", "index": 2, "status": "survived", "diff": "- a / + b"},  # argued
+        {"module": "range", "index": 3, "status": "survived", "diff": "- a / + c"},  # not argued
+        {"module": "roundrobin", "index": 4, "status": "survived", "diff": "- a / + b"},  # other module
+        {"module": "range", "index": 5, "status": "label", "diff": "- a / + b"},
+    ]
+    s = mutation.scored(rows)
+    assert (s["mutants"], s["killed"], s["equivalent"]) == (4, 1, 1)
+    assert s["score"] == round(1 / 3, 4) and s["score_raw"] == 0.25
+    assert [r["index"] for r in s["survivors"] if "equivalent" in r] == [2]
+
+
+def test_every_argued_survivor_names_a_line_that_exists_in_its_module():
+    import json
+
+    for e in json.loads(mutation.EQUIVALENT.read_text()):
+        assert e["why"] and e["kind"] in ("equivalent", "deleted")
+        if e["kind"] == "equivalent":
+            old = e["diff"].split(" / + ")[0].removeprefix("- ").strip()
+            source = (mutation.ROOT / "impl" / f"{e['module']}.py").read_text()
+            assert old.split("\n")[0].strip() in source, (e["module"], e["line"])

@@ -7,7 +7,10 @@ profiles is one problem, members named m0, m1, ... in profile order: renaming me
 (the spec's invariants do not depend on names; H8 order independence is checked on each problem by
 `check_assignor`'s shuffle). Topic renaming: of the problems that map onto each other by permuting topics,
 only the one with the smallest canonical key is kept. Claims range over existing partitions (several
-members may claim one); junk claims are `valid_owned`'s business and are covered by the campaigns.
+members may claim one); `exhaust` adds one junk profile: a member still subscribed to and claiming a topic
+gone from the metadata (KAFKA-3661/7962) that also claims the index just past the end of topic t0 (see
+`_profiles`); the other junk claims are `valid_owned`'s business, covered by the properties stage and the
+campaigns.
 """
 
 from __future__ import annotations
@@ -24,17 +27,23 @@ from assigncheck.spec.violations import Violation
 
 from .prove import Bound, topic_vectors
 
-Profile = tuple[frozenset[int], frozenset[int], int]  # topics subscribed, flat partitions claimed, generation
+# topics subscribed, flat partitions claimed, generation, junk (claims gone-0 and t0-n, subscribes to gone)
+Profile = tuple[frozenset[int], frozenset[int], int, bool]
+GONE = "gone"  # never in the metadata
 
 
 def _subsets(n: int) -> list[frozenset[int]]:
     return [frozenset(i for i in range(n) if mask >> i & 1) for mask in range(1 << n)]
 
 
-def _profiles(vector: tuple[int, ...], generations: int) -> list[Profile]:
+def _profiles(vector: tuple[int, ...], generations: int, gone: bool = False) -> list[Profile]:
+    """Every member profile; with `gone`, also those still subscribed to and claiming a topic gone from the
+    metadata, only for a member that claims something else too and has a known generation (one that
+    rebalanced before the topic went): that keeps the count to about twice, not four times."""
     total = sum(vector)
     gens = [-1, *range(1, generations + 1)]
-    return [(s, c, g) for s in _subsets(len(vector)) for c in _subsets(total) for g in gens]
+    return [(s, c, g, x) for s in _subsets(len(vector)) for c in _subsets(total) for g in gens
+            for x in (False, True) if not x or (gone and c and g > 0)]
 
 
 def _canonical(vector: tuple[int, ...], members: tuple[Profile, ...]) -> tuple[object, ...]:
@@ -49,7 +58,8 @@ def _canonical(vector: tuple[int, ...], members: tuple[Profile, ...]) -> tuple[o
             offsets[old] + i: new_offsets[old_to_new[old]] + i for old in range(len(vector)) for i in range(vector[old])
         }
         profiles = sorted(
-            (tuple(sorted(old_to_new[t] for t in s)), tuple(sorted(remap[p] for p in c)), g) for s, c, g in members
+            (tuple(sorted(old_to_new[t] for t in s)), tuple(sorted(remap[p] for p in c)), g, gone)
+            for s, c, g, gone in members
         )
         key = (new_vector, tuple(profiles))
         best = key if best is None or key < best else best
@@ -62,29 +72,48 @@ def _problem(vector: tuple[int, ...], members: tuple[Profile, ...], protocol: st
     return Problem(
         {names[t]: n for t, n in enumerate(vector)},
         tuple(
-            Member(f"m{k}", frozenset(names[t] for t in s), [flat[p] for p in sorted(c)], g)
-            for k, (s, c, g) in enumerate(members)
+            Member(f"m{k}", frozenset(names[t] for t in s) | ({GONE} if gone else set()),
+                   [flat[p] for p in sorted(c)] + ([(GONE, 0), (names[0], vector[0])] if gone else []), g)
+            for k, (s, c, g, gone) in enumerate(members)
         ),
         protocol=protocol,  # type: ignore[arg-type]
     )
 
 
-def problems(bound: Bound, protocol: str = "eager", *, equal_subscriptions: bool = False) -> Iterator[Problem]:
-    """Every problem within `bound`, one per symmetry class, smallest first."""
-    for n in range(1, bound.members + 1):
-        for vector in sorted(topic_vectors(bound.partitions, bound.topics), key=lambda v: (sum(v), v)):
-            profiles = _profiles(vector, bound.generations)
-            if equal_subscriptions:
-                everything = frozenset(range(len(vector)))
-                profiles = [p for p in profiles if p[0] == everything]
-            for members in combinations_with_replacement(profiles, n):
-                if _canonical(vector, members) != _canonical_identity(vector, members):
-                    continue
-                yield _problem(vector, members, protocol)
+def _shape_problems(n: int, vector: tuple[int, ...], bound: Bound, protocol: str, equal_subscriptions: bool,
+                    gone: bool) -> Iterator[Problem]:
+    profiles = _profiles(vector, bound.generations, gone)
+    if equal_subscriptions:
+        everything = frozenset(range(len(vector)))
+        profiles = [p for p in profiles if p[0] == everything and not p[3]]  # a gone topic makes them unequal
+    for members in combinations_with_replacement(profiles, n):
+        if _canonical(vector, members) == _canonical_identity(vector, members):
+            yield _problem(vector, members, protocol)
+
+
+def problems(bound: Bound, protocol: str = "eager", *, equal_subscriptions: bool = False, gone: bool = False,
+             spread: bool = False) -> Iterator[Problem]:
+    """Every problem within `bound`, one per symmetry class: smallest first, or with `spread` one shape
+    (member count, partitions per topic) after the other in turn, so a run cut short by its time budget
+    has still seen every shape rather than only the smallest ones."""
+    vectors = sorted(topic_vectors(bound.partitions, bound.topics), key=lambda v: (sum(v), v))
+    shapes = [_shape_problems(n, v, bound, protocol, equal_subscriptions, gone)
+              for n in range(1, bound.members + 1) for v in vectors]
+    if not spread:
+        for shape in shapes:
+            yield from shape
+        return
+    while shapes:
+        for shape in list(shapes):
+            problem = next(shape, None)
+            if problem is None:
+                shapes.remove(shape)
+            else:
+                yield problem
 
 
 def _canonical_identity(vector: tuple[int, ...], members: tuple[Profile, ...]) -> tuple[object, ...]:
-    profiles = sorted((tuple(sorted(s)), tuple(sorted(c)), g) for s, c, g in members)
+    profiles = sorted((tuple(sorted(s)), tuple(sorted(c)), g, gone) for s, c, g, gone in members)
     return (vector, tuple(profiles))
 
 
@@ -126,14 +155,16 @@ def z3_optima_violations(problem: Problem, quality: dict, promises: Promises) ->
 
 def exhaust(
     assignor: Assignor, bound: Bound, *, promises: Promises | None = None, protocol: str = "eager",
-    seconds: float | None = None, max_findings: int = 20,
+    seconds: float | None = None, max_findings: int = 20, gone: bool = True, spread: bool = False,
 ) -> ExhaustiveResult:
-    """Check `assignor` on every problem within `bound` (up to symmetry); stop after `seconds` (then
-    `complete` is False) or `max_findings` violations."""
+    """Check `assignor` on every problem within `bound` (up to symmetry, with the gone-topic shape unless
+    `gone` is False, in `problems`' `spread` order if asked); stop after `seconds` (then `complete` is
+    False) or `max_findings` violations."""
     promises = promises or assignor.promises
     result = ExhaustiveResult(getattr(assignor, "name", "target"), bound)
     start = time.perf_counter()
-    for problem in problems(bound, protocol, equal_subscriptions=promises.equal_subscriptions_only):
+    for problem in problems(bound, protocol, equal_subscriptions=promises.equal_subscriptions_only, gone=gone,
+                            spread=spread):
         if seconds is not None and time.perf_counter() - start > seconds:
             result.complete = False
             break

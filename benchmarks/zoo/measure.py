@@ -213,16 +213,19 @@ def markdown(doc: dict[str, Any]) -> str:
             out.append(f"- {stage}: caught {p['caught']}/{p['of']}, median {p['median_seconds']} s")
     m = doc.get("mutation")
     if m:
+        again = sum(r["seconds"] for r in m.get("rejudged_runs", []))
         out += ["", "## Mutation testing", "",
                 f"{m['tool']}; modules {', '.join(m['modules'])}; stages {', '.join(m['stages'])}: "
-                f"{m['killed']}/{m['mutants']} killed, score {m['score']} (goal >= {GOAL_MUTATION_SCORE}); "
+                f"{m['killed']}/{m['mutants']} killed; {m.get('equivalent', 0)} survivors argued equivalent "
+                f"(or in code deleted since), listed below with the argument: score {m['score']} without them "
+                f"(goal >= {GOAL_MUTATION_SCORE}), {m.get('score_raw', m['score'])} with them. "
                 f"{m['label_only_excluded']} mutants of the `name` label excluded; {m['seconds']} s"
-                + (f" + {m['rejudged']['seconds']} s judging survivors again" if m.get("rejudged") else "") + ".",
+                + (f" + {again:.0f} s judging survivors again" if again else "") + ".",
                 "", "Per module: " + ", ".join(f"{mod} {k}/{n}" for mod, (k, n) in sorted(_per_module(m).items())), ""]
         if m["survivors"]:
-            out += ["| module | # | line | mutation |", "|---|---|---|---|"]
-            out += [f"| {r['module']} | {r['index']} | {r['line']} | `{r['diff'][:150]}` |"
-                    for r in m["survivors"][:120]]
+            out += ["| module | # | line | mutation | argued |", "|---|---|---|---|---|"]
+            out += [f"| {r['module']} | {r['index']} | {r['line']} | `{r['diff'][:150]}` | "
+                    f"{r.get('equivalent', '**not argued**')} |" for r in m["survivors"][:120]]
             if len(m["survivors"]) > 120:
                 out.append(f"\n({len(m['survivors']) - 120} more survivors in results.json)")
     return "\n".join(out) + "\n"

@@ -48,8 +48,10 @@ def run(args: argparse.Namespace) -> int:
     if not target_name:
         raise InputError("--target", f"{args.file} names no target in its note; pass --target")
     problem = load_problem(args.file)
-    target = AssignorTarget(target_name, budget_s=args.budget)
     invariant = fields.get("invariant")
+    if invariant == "model.conformance":  # a proofs-stage finding: the Z3 model and the code disagree
+        return _conformance(target_name, problem)
+    target = AssignorTarget(target_name, budget_s=args.budget)
     violations = target.check(problem)
     if not target.applies(problem):
         print(f"{target_name} does not apply to this problem (outside its declared domain)")
@@ -62,6 +64,24 @@ def run(args: argparse.Namespace) -> int:
             _minimize(target, problem, invariant or matching[0].invariant, _note(args.file), args.minimize)
         return 1
     print(f"no longer reproduces{f' {invariant}' if invariant else ''} on {target_name}")
+    return 0
+
+
+def _conformance(target_name: str, problem: object) -> int:
+    from assigncheck.impl import registry
+    from assigncheck.verify.models import MODELS
+    from assigncheck.verify.replay import disagrees
+
+    assignor = registry.load_target(target_name)
+    models = [m for m in MODELS.values() if m.assignor == assignor.name]  # the model of what it claims to be
+    if not models:
+        raise InputError("--target", f"{target_name} has no Z3 model to compare with (models: "
+                                     f"{', '.join(sorted({m.assignor for m in MODELS.values()}))})")
+    model = next((m for m in models if m.protocol == getattr(problem, "protocol", None)), models[0])
+    if disagrees(model, assignor, problem):  # type: ignore[arg-type]
+        print(f"reproduces: model.conformance (Z3 model {model.name} and {target_name} differ on this problem)")
+        return 1
+    print(f"no longer reproduces model.conformance: Z3 model {model.name} and {target_name} agree")
     return 0
 
 

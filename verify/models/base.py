@@ -33,9 +33,19 @@ class Model:
     assign: Callable[[Inputs], Matrix]
     invariants: Callable[[Inputs], dict[str, z3.BoolRef]]
     by_construction: tuple[str, ...] = ("H2",)
+    # chained: the encoding notes its counting arguments as chains of laws (verify.models.laws); the prover
+    # then tries one plain query per shape first and solves with the facts under a non-flattening tactic.
+    chained: bool = False
+    # invariant -> the kinds of helper facts its query gets (all of them when absent): fewer facts, smaller
+    # SAT instances; a fact left out only makes a query harder, never wrong.
+    relevant: dict[str, frozenset[str]] | None = None
+    # chained models: invariants first tried together in one query (fewer bit-blasts of the same encoding)
+    groups: tuple[tuple[str, ...], ...] = ()
 
 
-def next_round(inp: Inputs, out: Matrix) -> Inputs:
-    """`spec.rounds.next_round` on symbolic inputs: members claim their output, all at one generation."""
+def next_round(inp: Inputs, out: Matrix, *, share_facts: bool = False) -> Inputs:
+    """`spec.rounds.next_round` on symbolic inputs: members claim their output, all at one generation.
+    share_facts: the second round notes its helper facts into the first round's list."""
     one = inp.num(1)
-    return Inputs(inp.shape, inp.width, out, [one] * inp.shape.members, inp.subs, [])
+    facts = inp.facts if share_facts else []
+    return Inputs(inp.shape, inp.width, out, [one] * inp.shape.members, inp.subs, [], facts)

@@ -5,6 +5,10 @@ done so (and `c > f`), else the first min(v, f). Phase 2 deals the unkept partit
 order round-robin over the members below their target (f, or c for the first r - n_max members that did
 not keep c). `variant="ceiling-for-all"` is a deliberately broken copy that lets every over-quota owner
 keep `c` (no n_max < r test): the proofs must refute it.
+
+The encoding notes its counting arguments as law chains (verify.models.chains, laws): kept counts equal the
+keeps, |U| equals the needs, each member receives its need, the second round keeps everything. With them
+a 6 members x [6, 6] shape is proved in ~10 s (the monolithic helper lemmas took > 120 s).
 """
 
 from __future__ import annotations
@@ -13,21 +17,10 @@ from functools import partial
 
 import z3
 
+from . import chains, laws
 from . import properties as prop
 from .base import Matrix, Model, next_round
-from .encoding import (
-    Inputs,
-    count,
-    cover,
-    deal,
-    disjoint_union,
-    keep_first,
-    keep_positions,
-    sub_floor0,
-    umin,
-    unkept_order,
-    valid_owned,
-)
+from .encoding import Inputs, count, cover, live_claims, sub_floor0, umin, valid_owned
 
 
 def quotas(inp: Inputs) -> tuple[int, int, int]:
@@ -42,10 +35,11 @@ def plan(
 ) -> tuple[list[z3.BitVecRef], list[z3.BitVecRef]]:
     """Phase 1's keep counts and phase 2's needs, from the members' valid counts `v` alone.
 
-    Fact (the quota arithmetic, for every v): keeps and needs add up to P; each member ends at f or c;
-    the keeps add up to max_retained's closed form; a member that needs more kept everything it owned.
+    Fact (the quota arithmetic, for every v <= P): keeps and needs add up to P; each member ends at f or c;
+    the keeps add up to max_retained's closed form; a member keeps at most what it owns, and one that
+    needs more kept everything; counts already at f or c adding up to P are kept whole (the fixpoint).
     """
-    n = inp.shape.members
+    n, w = inp.shape.members, inp.width
     f, c, r = quotas(inp)
     n_max = inp.num(0)
     keep_count, at_ceiling = [], []
@@ -62,59 +56,108 @@ def plan(
         extra = z3.And(z3.Not(at_ceiling[m]), z3.ULT(not_before, extra_left))
         target = z3.If(extra, inp.num(c), inp.num(f))
         needs.append(sub_floor0(target, keep_count[m]))
-    total, kept_total, best = inp.num(0), inp.num(0), inp.num(0)
-    for m in range(n):
-        total = total + keep_count[m] + needs[m]
-        kept_total = kept_total + keep_count[m]
-        best = best + umin(v[m], inp.num(f))
+    big_p = inp.num(inp.shape.partition_count)
+    kept_total = laws.total(keep_count, w)
+    best = laws.total([umin(x, inp.num(f)) for x in v], w)
     best = best + umin(inp.num(r), count(inp, [z3.UGE(x, inp.num(c)) for x in v]))
+    settled = z3.And(laws.total(v, w) == big_p, *[z3.Or(x == inp.num(f), x == inp.num(c)) for x in v])
     fact = z3.And(
-        total == inp.num(inp.shape.partition_count),
+        kept_total + laws.total(needs, w) == big_p,
         kept_total == best,
         *[z3.Or(keep_count[m] + needs[m] == inp.num(f), keep_count[m] + needs[m] == inp.num(c)) for m in range(n)],
         *[z3.Implies(needs[m] != inp.num(0), z3.ULE(v[m], keep_count[m])) for m in range(n)],
         *[z3.ULE(needs[m], inp.num(c)) for m in range(n)],
+        *[z3.ULE(keep_count[m], v[m]) for m in range(n)],
+        z3.Implies(settled, z3.And(*[z3.And(keep_count[m] == v[m], needs[m] == inp.num(0)) for m in range(n)])),
     )
-    bounded = z3.And(*[z3.ULE(x, inp.num(inp.shape.partition_count)) for x in v])
-    inp.note(("plan2", variant, n, inp.shape.partition_count, inp.width), z3.Implies(bounded, fact))
+    bounded = z3.And(*[z3.ULE(x, big_p) for x in v])
+    inp.note(("plan3", variant, n, inp.shape.partition_count, w), z3.Implies(bounded, fact))
     return keep_count, needs
 
 
 def assign(inp: Inputs, variant: str | None = None) -> Matrix:
-    n = inp.shape.members
+    n, w = inp.shape.members, inp.width
     _, c, _ = quotas(inp)
     valid = valid_owned(inp)
-    keep_count, needs = plan(inp, [count(inp, row) for row in valid], variant)
-    kept = [keep_first(inp, valid[m], keep_positions(inp, valid[m]), keep_count[m]) for m in range(n)]
-    free, index = unkept_order(inp, kept)
-    dealt, _ = deal(inp, needs, free, index, laps=c, available=count(inp, free))
-    return [disjoint_union(inp, kept[m], dealt[m]) for m in range(n)]
+    chains.note_valid_columns(inp, live_claims(inp))
+    v = [chains.row_count(inp, row) for row in valid]
+    keep_count, needs = plan(inp, v, variant)
+    kept, kept_counts = zip(*[chains.keep_prefix(inp, valid[m], keep_count[m]) for m in range(n)])
+    free = [z3.Not(z3.Or(*[row[p] for row in kept])) for p in range(inp.shape.partition_count)]
+    cover(inp, [*kept, free])  # counts of kept + |U| == P
+    dealt, dealt_counts = chains.deal(inp, needs, free, laps=c)
+    out = [chains.union(inp, kept[m], dealt[m]) for m in range(n)]
+    if inp.facts is not None:
+        # |U| == sum of needs: the kept counts are the keeps (plan: keep <= v), and keeps + needs == P
+        chains.same_total(inp, list(kept_counts), keep_count)
+        avail = laws.prefixes(free, w)[-1]
+        instance = chains.instance
+        instance(inp, "cancel", (), laws.total(list(kept_counts), w), avail, laws.total(keep_count, w),
+                 laws.total(needs, w), inp.num(inp.shape.partition_count))
+        for m in range(n):  # |out_m| == keep + need
+            counts = [laws.prefixes(r, w)[-1] for r in (out[m], kept[m], dealt[m])]
+            instance(inp, "add_same", (), *counts, keep_count[m], needs[m])
+            # retained: a member's valid and assigned partitions are its kept ones
+            both = [z3.And(a, b) for a, b in zip(valid[m], out[m])]
+            chains.same_count(inp, both, list(kept[m]))
+            instance(inp, "trans", (), laws.prefixes(both, w)[-1], kept_counts[m], keep_count[m])
+        chains.same_total(inp, [laws.prefixes([z3.And(a, b) for a, b in zip(valid[m], out[m])], w)[-1]
+                                for m in range(n)], keep_count)
+    return out
 
 
-def sticky_invariants(inp: Inputs, assign_fn) -> dict[str, z3.BoolRef]:  # noqa: ANN001 - any eager sticky model
-    """H3-H5, perfect balance, retained == max_retained and the fixpoint, for an eager constrained model."""
+def sticky_invariants(inp: Inputs, assign_fn, chained: bool = False) -> dict[str, z3.BoolRef]:  # noqa: ANN001
+    """H3-H5, perfect balance, retained == max_retained and the fixpoint, for an eager constrained model.
+    chained: the model notes law chains (this module's encoding), also for its second round."""
     out = assign_fn(inp)
     cover(inp, [*out, [z3.Not(z3.Or(*col)) for col in zip(*out)]])  # helper facts: counts of out add up to P
-    again = assign_fn(next_round(inp, out))
-    return {
+    second = next_round(inp, out, share_facts=chained)
+    again = assign_fn(second)
+    if chained and inp.facts is not None:  # round 2 owns exactly out: its valid counts are out's counts
+        valid2 = valid_owned(second)
+        for m in range(inp.shape.members):
+            chains.flat_is_per_topic(inp, out[m], valid2[m])
+        chains.same_total(inp, [count(inp, row) for row in out], [chains.row_count(inp, row) for row in valid2])
+    props = {
         "H3": prop.h3_subscription(inp, out),
         "H4": prop.h4_exclusive(out),
         "H5": prop.h5_complete(inp, out),
-        "balance.perfect": prop.perfect_balance(inp, out),
-        "stickiness.max_retained": prop.retained(inp, valid_owned(inp), out)
-        == prop.max_retained_equal_subscriptions(inp, valid_owned(inp)),
-        "fixpoint": prop.same_output(out, again),
     }
+    if chained:  # every member ends at exactly f or c: perfect balance follows, and the fixpoint starts there
+        f, c, _ = quotas(inp)
+        props["balance.quota"] = z3.And(*[z3.Or(x == inp.num(f), x == inp.num(c)) for x in prop.counts(inp, out)])
+    props["balance.perfect"] = prop.perfect_balance(inp, out)
+    props["stickiness.max_retained"] = prop.retained(inp, valid_owned(inp), out, per_member=chained) == \
+        prop.max_retained_equal_subscriptions(inp, valid_owned(inp), per_topic=chained)
+    props["fixpoint"] = prop.same_output(out, again)
+    return props
 
 
 def invariants(inp: Inputs) -> dict[str, z3.BoolRef]:
-    return sticky_invariants(inp, assign)
+    return sticky_invariants(inp, assign, chained=True)
 
 
-MODEL = Model("sticky-constrained", "sticky-constrained", True, "member_id", "eager", assign, invariants)
+# Which chains each invariant's proof walks (see assign); the fixpoint replays them all on round 2.
+_H5 = frozenset({"step", "count_bound", "keep_step", "topic_start", "quota", "min_left", "sum_same", "cancel",
+                 "plan3", "deal_pick"})
+RELEVANT = {
+    "H3": frozenset(),
+    "H4": frozenset({"column_once", "deal_pick", "plan3"}),
+    "H5": _H5,
+    "balance.quota": _H5 | {"deal_step", "deal_done", "union_step", "add_same"},
+    "balance.perfect": frozenset(),  # from balance.quota alone
+    "stickiness.max_retained": _H5 | {"rank_below", "count_same", "trans"},
+    # round 2 from the proved invariants: its valid counts are out's, it keeps them whole, deals nothing
+    "fixpoint": frozenset({"step", "count_bound", "rank_below", "quota", "plan3", "shift_step", "start_topic",
+                           "sum_same", "column_once"}),
+}
+GROUPS = (("H3", "H4", "H5"), ("balance.quota", "balance.perfect"))
+
+MODEL = Model("sticky-constrained", "sticky-constrained", True, "member_id", "eager", assign, invariants,
+              chained=True, relevant=RELEVANT, groups=GROUPS)
 
 _broken = partial(assign, variant="ceiling-for-all")
 BROKEN = Model(
     "sticky-constrained:ceiling-for-all", "sticky-constrained", True, "member_id", "eager", _broken,
-    lambda inp: sticky_invariants(inp, _broken),
+    lambda inp: sticky_invariants(inp, _broken, chained=True), chained=True, relevant=RELEVANT, groups=GROUPS,
 )

@@ -51,8 +51,9 @@ def invariants(inp: Inputs, holder: str = "valid") -> dict[str, z3.BoolRef]:
     }
 
 
-MODEL = Model("cooperative-sticky", "cooperative-sticky", True, "member_id", "cooperative", assign, invariants)
+MODEL = Model("cooperative-sticky", "cooperative-sticky", True, "member_id", "cooperative", assign, invariants,
+              chained=True)  # the eager part notes the constrained model's law chains
 RAW_HOLDER = Model(
     "cooperative-sticky:raw-holder", "cooperative-sticky", True, "member_id", "cooperative",
-    partial(assign, holder="raw"), partial(invariants, holder="raw"),
+    partial(assign, holder="raw"), partial(invariants, holder="raw"), chained=True,
 )

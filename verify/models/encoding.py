@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 
 import z3
 
+from .laws import val, valid_column
+
 
 @dataclass(frozen=True, slots=True)
 class Shape:
@@ -63,7 +65,7 @@ class Inputs:
             self.facts.append((key, fact))
 
     def num(self, value: int) -> z3.BitVecRef:
-        return z3.BitVecVal(value, self.width)
+        return val(self.width, value)
 
     def topic_of(self) -> list[int]:
         return [t for t, _ in self.shape.partitions]
@@ -127,16 +129,16 @@ def valid_owned(inp: Inputs) -> list[list[z3.BoolRef]]:
     """[member][partition]: the claim counts (rules 1-4). Rule 1 and 3 hold by construction (a claim is a
     Boolean over existing partitions); rule 2 drops unsubscribed topics before rule 4 compares generations;
     rule 4: every other subscribed claimant has a strictly lower generation (ties: nobody owns it)."""
+    live = live_claims(inp)
+    columns = [valid_column([row[p] for row in live], inp.gens) for p in range(inp.shape.partition_count)]
+    return [[col[m] for col in columns] for m in range(inp.shape.members)]
+
+
+def live_claims(inp: Inputs) -> list[list[z3.BoolRef]]:
+    """[member][partition]: claims of subscribed topics (rules 1-3)."""
     topic = inp.topic_of()
-    n = inp.shape.members
-    live = [[z3.And(inp.claims[m][p], inp.subs[m][topic[p]]) for p in range(len(topic))] for m in range(n)]
-    return [
-        [
-            z3.And(live[m][p], *[z3.Implies(live[o][p], z3.ULT(inp.gens[o], inp.gens[m])) for o in range(n) if o != m])
-            for p in range(len(topic))
-        ]
-        for m in range(n)
-    ]
+    return [[z3.And(inp.claims[m][p], inp.subs[m][topic[p]]) for p in range(len(topic))]
+            for m in range(inp.shape.members)]
 
 
 # ---- pieces of the sticky algorithms (ALGORITHMS.md) --------------------------------------------------

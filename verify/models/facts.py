@@ -8,6 +8,7 @@ from __future__ import annotations
 import z3
 
 from .encoding import Inputs, Shape, column_step, deal, disjoint_union, keep_first, keep_positions, u_index
+from .laws import law_formula
 
 FactKey = tuple[object, ...]
 _proved: dict[FactKey, str] = {}
@@ -24,6 +25,8 @@ def _bools(prefix: str, n: int) -> list[z3.BoolRef]:
 def lemma(key: FactKey) -> z3.BoolRef:
     """The fact of kind `key[0]` over fresh variables (built by the encoding function that notes it)."""
     kind, *params = key
+    if kind == "law":
+        return law_formula(key)
     width = int(params[-1])
     if kind == "keep":
         topics = tuple(params[0])
@@ -49,7 +52,7 @@ def lemma(key: FactKey) -> z3.BoolRef:
         nparts = int(params[0])
         inp = _fresh_inputs(Shape(1, (nparts,)), width)
         disjoint_union(inp, _bools("a", nparts), _bools("b", nparts))
-    elif kind == "plan2":
+    elif kind == "plan3":
         from .constrained import plan
 
         variant, members, nparts = params[0], int(params[1]), int(params[2])

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import z3
 
+from .chains import row_count
 from .encoding import Inputs, count, umin
+from .laws import total as sum_terms
 
 Matrix = list[list[z3.BoolRef]]
 
@@ -97,20 +99,23 @@ def all_subscriptions_equal(inp: Inputs) -> z3.BoolRef:
     return z3.And(*[inp.subs[m][t] == inp.subs[0][t] for m in range(1, len(inp.subs)) for t in topics])
 
 
-def retained(inp: Inputs, valid: Matrix, out: Matrix) -> z3.BitVecRef:
+def retained(inp: Inputs, valid: Matrix, out: Matrix, *, per_member: bool = False) -> z3.BitVecRef:
+    """per_member: summed member by member (the same value, in the form the constrained model's law
+    chains speak about)."""
+    if per_member:
+        counts = [count(inp, [z3.And(v, o) for v, o in zip(vrow, orow)]) for vrow, orow in zip(valid, out)]
+        return sum_terms(counts, inp.width)
     return count(inp, [z3.And(v, o) for vrow, orow in zip(valid, out) for v, o in zip(vrow, orow)])
 
 
-def max_retained_equal_subscriptions(inp: Inputs, valid: Matrix) -> z3.BitVecRef:
+def max_retained_equal_subscriptions(inp: Inputs, valid: Matrix, *, per_topic: bool = False) -> z3.BitVecRef:
     """Closed form (verify.lemmas proves it against the definition): with f = P div C, c = ceil(P/C),
     r = P mod C, the most a perfectly balanced assignment retains is sum min(v_m, f) + min(r, #{v_m >= c})."""
     total, n = inp.shape.partition_count, inp.shape.members
     f, r = total // n, total % n
     c = f + (1 if r else 0)
-    v = [count(inp, row) for row in valid]
-    base = inp.num(0)
-    for vm in v:
-        base = base + umin(vm, inp.num(f))
+    v = [row_count(inp, row) if per_topic else count(inp, row) for row in valid]  # per_topic: see retained
+    base = sum_terms([umin(vm, inp.num(f)) for vm in v], inp.width)
     at_ceiling = count(inp, [z3.UGE(vm, inp.num(c)) for vm in v])
     return base + umin(inp.num(r), at_ceiling)
 

@@ -1,0 +1,58 @@
+"""The model's small-input paths (plain Python below `SMALL_ROWS`) against its vectorized ones."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from assigncheck.spec import model
+from assigncheck.spec.model import PartitionSet, TopicTable, partitions_equal, partitions_of
+
+rows = st.integers(0, 5).flatmap(lambda members: st.tuples(
+    st.just(members),
+    st.lists(st.tuples(st.integers(0, max(members - 1, 0)), st.integers(0, 3), st.integers(-3, 2**31 - 1)),
+              max_size=3 * model.SMALL_ROWS),
+))
+
+
+def as_lists(sets: list[PartitionSet]) -> list[list[tuple[str, list[int]]]]:
+    return [[(t, a.tolist()) for t, a in s.items()] for s in sets]
+
+
+@settings(max_examples=300, deadline=None)
+@given(rows)
+def test_small_and_vectorized_sets_by_member_agree(case):
+    members, triples = case
+    triples = [t for t in triples if t[0] < members]
+    table = TopicTable.of(("a", "b", "c", "d"))
+    m, t, i = (np.array([r[k] for r in triples], dtype=np.int64) for k in range(3))
+    small = model._sets_small(members, m, table, t, i)
+    vectorized = model._sets_vectorized(members, m, table, t, i)
+    assert as_lists(small) == as_lists(vectorized)
+    assert [s.count for s in small] == [s.count for s in vectorized]
+    assert [np.diff(s.bounds).tolist() for s in small] == [np.diff(s.bounds).tolist() for s in vectorized]
+    for s in small:
+        assert s.is_sorted and not s.indices.flags.writeable
+
+
+def test_small_path_drops_rows_of_members_out_of_range():
+    table = TopicTable.of(("a",))
+    sets = model._sets_small(2, np.array([0, 2, 1]), table, np.array([0, 0, 0]), np.array([5, 6, 7]))
+    assert as_lists(sets) == [[("a", [5])], [("a", [7])]]
+
+
+pairs = st.lists(st.tuples(st.sampled_from("xyz"), st.integers(0, 4)), max_size=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(pairs, pairs)
+def test_partitions_equal_on_a_shared_table_is_multiset_equality(a, b):
+    table = TopicTable.of(("x", "y", "z"))
+    code = table.code
+
+    def build(ps: list[tuple[str, int]]) -> PartitionSet:
+        return PartitionSet.from_rows(table, np.array([code[t] for t, _ in ps], dtype=np.int64),
+                                      np.array([i for _, i in ps], dtype=np.int32))
+
+    expected = sorted(a) == sorted(b)
+    assert partitions_equal(build(a), build(b)) == expected
+    assert partitions_equal(partitions_of(a), partitions_of(b)) == expected  # tables built separately
