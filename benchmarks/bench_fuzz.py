@@ -1,0 +1,53 @@
+"""Fuzz-target throughput without atheris: the cost of one input (decode, every assignor run, the spec
+check) on the small problems the decoder makes from mutated regression vectors, per CPU second. This is
+the ceiling of `assigncheck fuzz`'s rate (atheris' instrumentation of the assignor comes on top); the
+issue's goal is 3,000 inputs/s."""
+
+from __future__ import annotations
+
+import random
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.harness import row
+
+TARGETS = ["range", "roundrobin", "sticky-constrained", "sticky-constrained-4phase", "sticky", "cooperative-sticky",
+           "lag"]
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def small_inputs(count: int, seed: int = 1) -> list[bytes]:
+    """Mutations of the encoded regression vectors (and random bytes), narrow layout only."""
+    from assigncheck.fuzz.decode import WIDE_BITS
+    from assigncheck.fuzz.runner import _mutate, build_seeds
+
+    with tempfile.TemporaryDirectory() as d:
+        build_seeds(ROOT / "tests" / "vectors", Path(d), "consumer")
+        pool = [p.read_bytes() for p in sorted(Path(d).iterdir())]
+    rng = random.Random(seed)
+    out: list[bytes] = []
+    while len(out) < count:
+        base = rng.choice(pool) if rng.random() < 0.7 else bytes(rng.randrange(256) for _ in range(rng.randint(1, 48)))
+        data = _mutate(base, rng, 256)
+        if not (data and data[0] & WIDE_BITS == WIDE_BITS):
+            out.append(data)
+    return out
+
+
+def run(quick: bool) -> list[dict]:
+    from assigncheck.fuzz.targets import load
+
+    inputs = small_inputs(300 if quick else 2000)
+    rows = []
+    for name in TARGETS:
+        target = load(name, budget_s=2.0, seed=1)
+        start = time.process_time()
+        for data in inputs:
+            target.run(data)
+        cpu = time.process_time() - start
+        rate = len(inputs) / cpu
+        rows.append(row("one fuzz input, small problems (CPU)", name, cpu / len(inputs), goal=">= 3,000 inputs/s",
+                        ok=rate >= 3000, note=f"{rate:,.0f} inputs per CPU second over {len(inputs)}, "
+                                               "uninstrumented (under atheris about half)"))
+    return rows
