@@ -198,7 +198,8 @@ def _collect(task: FuzzTask, reproducers: Path) -> list[dict[str, Any]]:
             written = violation and triage.record_codec(task.target, violation, data, reproducers, seed=task.seed)
         else:
             finding = target.run(data)
-            written = finding and triage.record(target, finding, reproducers, seed=task.seed)
+            recorded = finding and triage.record(target, finding, reproducers, seed=task.seed)
+            written = recorded.path if recorded and recorded.new else None  # a known one is already listed
         if written:
             found.append({"file": Path(written).name, "new": True})
     return found

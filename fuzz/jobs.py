@@ -124,6 +124,8 @@ def fuzz_target(target: str, *, seconds: float, jobs: int, out: Path, seed: int,
     for p in procs:
         p.wait()
     time.sleep(0.1)  # let the reader threads drain the last lines
+    # A job reports a raw reproducer another job may still be minimizing (and then remove): keep what exists.
+    findings = {path: inv for path, inv in findings.items() if Path(path).exists()}
     stopped = stop_on_finding and findings
     failed = []
     for j, p in enumerate(procs):

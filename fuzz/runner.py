@@ -59,17 +59,16 @@ class Job:
 
     def __call__(self, data: bytes) -> None:
         from .targets import AssignorTarget
-        from .triage import record, record_codec, reproducer_path
+        from .triage import record, record_codec
 
         if isinstance(self.target, AssignorTarget):
             finding = self.target.run(data)
             if finding is None or finding.signature in self.seen:
                 return
             self.seen.add(finding.signature)
-            path = record(self.target, finding, self.out, seed=self.seed, minimize_s=self.minimize_s)
-            shown = path or reproducer_path(self.out, finding)
-            print(f"FINDING {'new' if path else 'known'} {finding.violation.invariant} {shown}", file=sys.stderr,
-                  flush=True)
+            written = record(self.target, finding, self.out, seed=self.seed, minimize_s=self.minimize_s)
+            print(f"FINDING {'new' if written.new else 'known'} {finding.violation.invariant} {written.path}",
+                  file=sys.stderr, flush=True)
             return
         violation = self.target.run(data)
         if violation is not None and violation.message not in self.seen:

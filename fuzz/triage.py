@@ -14,6 +14,7 @@ import base64
 import hashlib
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from assigncheck.spec.json_format import dumps, save_problem, write_atomic
@@ -64,16 +65,24 @@ def parse_note(note: str) -> dict[str, str]:
     return fields
 
 
+@dataclass(frozen=True)
+class Recorded:
+    path: Path  # the reproducer on disk that holds this finding
+    new: bool  # written now (False: an earlier finding, or an earlier run, already holds it)
+
+
 def record(target: AssignorTarget, finding: Finding, out_dir: str | Path, *, seed: int | None = None,
-           minimize_s: float = 20.0) -> Path | None:
-    """Write the finding's minimized reproducer unless its signature is already on disk; the path, or None.
+           minimize_s: float = 20.0) -> Recorded:
+    """Write the finding's minimized reproducer unless its signature is already on disk.
 
     The raw problem is saved first (under its own signature) so an interrupted minimization loses
     nothing; the minimized one is then filed under the minimized problem's signature, so findings that
-    shrink to the same shape are one reproducer."""
+    shrink to the same shape are one reproducer. A file already under the finding's own signature holds
+    it (not new); if another job is still minimizing that file, the job reports where it lands, and
+    `fuzz.jobs` keeps only the reported files that exist at the end."""
     raw_path = reproducer_path(out_dir, finding)
     if raw_path.exists():
-        return None
+        return Recorded(raw_path, new=False)
     save_problem(finding.problem, raw_path, note=note_of(finding, seed))
     invariant = finding.violation.invariant
     small = minimize(finding.problem, lambda p: target.reproduces(p, invariant), seconds=minimize_s)
@@ -81,14 +90,14 @@ def record(target: AssignorTarget, finding: Finding, out_dir: str | Path, *, see
     minimized = Finding(finding.target, violation, small, finding.data)
     path = reproducer_path(out_dir, minimized)
     if path != raw_path:
-        if path.exists():
+        if path.exists():  # it shrank to a reproducer already on disk
             raw_path.unlink(missing_ok=True)
-            return None
+            return Recorded(path, new=False)
         save_problem(small, path, note=note_of(minimized, seed))
         raw_path.unlink(missing_ok=True)
     elif small is not finding.problem:
         save_problem(small, path, note=note_of(minimized, seed))
-    return path
+    return Recorded(path, new=True)
 
 
 def record_codec(target: str, violation: Violation, data: bytes, out_dir: str | Path,

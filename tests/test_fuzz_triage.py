@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import base64
 import json
+from dataclasses import replace
 
 from assigncheck.fuzz.decode import encode_problem
 from assigncheck.fuzz.minimize import minimize
 from assigncheck.fuzz.targets import AssignorTarget, CodecTarget, Finding, load
-from assigncheck.fuzz.triage import parse_note, record, reproducer_path
+from assigncheck.fuzz.triage import Recorded, parse_note, record, reproducer_path
 from assigncheck.spec.codec import Subscription, encode_subscription
 from assigncheck.spec.json_format import load_problem
 from assigncheck.spec.model import Member, Problem
@@ -62,8 +63,9 @@ def test_a_finding_is_written_minimized_once_and_its_note_carries_the_input(tmp_
     problem = _ceiling_problem()
     data = encode_problem(problem)
     finding = Finding(CEILING, target.check(problem)[0], problem, data)
-    path = record(target, finding, tmp_path, seed=9, minimize_s=30)
-    assert path.name.startswith("balance.perfect-")
+    recorded = record(target, finding, tmp_path, seed=9, minimize_s=30)
+    path = recorded.path
+    assert recorded.new and path.name.startswith("balance.perfect-")
     saved = load_problem(path)
     assert len(saved.members) <= 3 and target.reproduces(saved, "balance.perfect")
     note = parse_note(json.loads(path.read_text())["note"])
@@ -73,8 +75,12 @@ def test_a_finding_is_written_minimized_once_and_its_note_carries_the_input(tmp_
     assert note["input"] == "base64:" + base64.b64encode(data).decode()
     assert "member counts" in note["message"]
     assert json.loads(path.read_text())["note"].startswith(f"assignor: {CEILING}. ")  # test_vectors.py's convention
-    assert record(target, finding, tmp_path) is None  # the same signature again: a duplicate
+    assert record(target, finding, tmp_path) == Recorded(path, new=False)  # the same signature: a duplicate
     assert [p.name for p in tmp_path.iterdir()] == [path.name]  # no temporary files left behind
+    rackless = problem.replace(partition_racks=None, members=tuple(replace(m, rack=None) for m in problem.members))
+    again = record(target, Finding(CEILING, target.check(rackless)[0], rackless, data), tmp_path, minimize_s=30)
+    assert again == Recorded(path, new=False)  # another raw shape that shrinks to it: named, never deleted
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]
 
 
 def test_parse_note_ignores_other_notes_and_keeps_semicolons_in_the_message():
