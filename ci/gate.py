@@ -71,11 +71,6 @@ class Context:
         return str(path)
 
 
-def problem_kind(target: Assignor) -> str:
-    """"streams" for task assignors over `StreamsProblem`, else "consumer"."""
-    return getattr(target, "problem_kind", "consumer")
-
-
 def target_spec(target: Assignor) -> str:
     """The `--target` string that loads this target again in another process (fuzz jobs, executors)."""
     inner = getattr(target, "inner", target)  # a target whose promises the command line declared

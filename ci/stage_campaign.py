@@ -12,10 +12,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from assigncheck.ci.gate import Context, problem_kind, shrink, target_spec
+from assigncheck.ci.gate import Context, shrink, target_spec
 from assigncheck.ci.results import Finding, StageResult
 from assigncheck.spec.json_format import load_problem, write_atomic
-from assigncheck.spec.promises import Assignor
+from assigncheck.spec.promises import Assignor, problem_kind
 
 PLOT_ROWS = 5000  # enough points for the plots, bounded whatever the campaign size
 _PLOTTED = ("retained", "max_retained", "sum_squares", "optimal_sum_squares")

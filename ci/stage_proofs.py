@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import time
 
-from assigncheck.ci.gate import Context, problem_kind, target_spec
+from assigncheck.ci.gate import Context, target_spec
 from assigncheck.ci.results import Finding, StageResult
-from assigncheck.spec.promises import Assignor
+from assigncheck.spec.promises import Assignor, problem_kind
 from assigncheck.spec.violations import Violation
 
 # Bounds that finish within the quick profile's budget on 2 cores; `full` goes further.
@@ -21,13 +21,12 @@ COOPERATIVE_REPLAY_S = 2.0  # cooperative-sticky: its cooperative model's replay
 
 
 def _model_for(target: Assignor, protocol: str = "eager") -> object | None:
+    """The built-in's model; an outside target that only shares a built-in's name has none."""
     from assigncheck.impl import registry
-    from assigncheck.verify.models import MODELS
+    from assigncheck.verify.models import models_of
 
-    for model in MODELS.values():
-        if model.protocol == protocol and model.assignor == target.name and target is registry.get(target.name):
-            return model
-    return None
+    models = models_of(target.name, protocol)
+    return models[0] if models and target is registry.get(target.name) else None
 
 
 def _prove(target: Assignor, model: object, ctx: Context) -> StageResult:

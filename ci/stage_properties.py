@@ -9,9 +9,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from assigncheck.ci.gate import Context, findings_from_report, problem_kind
+from assigncheck.ci.gate import Context, findings_from_report
 from assigncheck.ci.results import Finding, StageResult
-from assigncheck.spec.promises import Assignor
+from assigncheck.spec.promises import Assignor, problem_kind
 
 HARD_IDS = ("H1", "H2", "H3", "H4", "H5", "H6", "H7", "H8")
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from assigncheck.ci.results import GateResult, StageResult
 from assigncheck.spec.model import AnyProblem, Assignment
-from assigncheck.spec.promises import Assignor, Promises
+from assigncheck.spec.promises import Assignor, Promises, problem_kind
 
 
 def targets_from_args(specs: Sequence[str], promises: str | None) -> list[Assignor]:
@@ -37,7 +37,7 @@ class Declared:
 
     @property
     def problem_kind(self) -> str:
-        return getattr(self.inner, "problem_kind", "consumer")
+        return problem_kind(self.inner)
 
     def assign(self, problem: AnyProblem) -> Assignment:
         return self.inner.assign(problem)

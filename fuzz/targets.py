@@ -21,7 +21,7 @@ from assigncheck.spec import codec
 from assigncheck.spec.check import check_assignor, in_domain
 from assigncheck.spec.errors import InputError, WireFormatError
 from assigncheck.spec.model import AnyProblem, Assignment, Problem, StreamsProblem
-from assigncheck.spec.promises import Assignor
+from assigncheck.spec.promises import Assignor, problem_kind
 from assigncheck.spec.scenario import Scenario, run_scenario, validate_scenario
 from assigncheck.spec.violations import Violation
 
@@ -156,11 +156,6 @@ class CodecTarget:
         if again != message:
             return Violation("codec.roundtrip", f"{self.spec}: {message!r} re-encodes to {again!r}")
         return None
-
-
-def problem_kind(assignor: Assignor) -> str:
-    """"streams" for task assignors over `StreamsProblem` (they say so), else "consumer"."""
-    return getattr(assignor, "problem_kind", "consumer")
 
 
 def kind_of(spec: str) -> str:

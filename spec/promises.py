@@ -81,6 +81,11 @@ class Assignor(Protocol):
     def assign(self, problem: AnyProblem) -> Assignment: ...
 
 
+def problem_kind(assignor: object) -> str:
+    """"streams" for task assignors over `StreamsProblem` (they say so with `problem_kind`), else "consumer"."""
+    return getattr(assignor, "problem_kind", "consumer")
+
+
 _CONSTRAINED = Promises(balance="perfect", stickiness="max_retained", fixpoint=True, per_topic_spread=True,
                         equal_subscriptions_only=True)
 # SPEC.md §8 as data: what each built-in assignor must promise. The gate holds a built-in to at least

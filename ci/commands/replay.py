@@ -69,11 +69,11 @@ def run(args: argparse.Namespace) -> int:
 
 def _conformance(target_name: str, problem: object) -> int:
     from assigncheck.impl import registry
-    from assigncheck.verify.models import MODELS
+    from assigncheck.verify.models import MODELS, models_of
     from assigncheck.verify.replay import disagrees
 
     assignor = registry.load_target(target_name)
-    models = [m for m in MODELS.values() if m.assignor == assignor.name]  # the model of what it claims to be
+    models = models_of(assignor.name)  # the model of what it claims to be
     if not models:
         raise InputError("--target", f"{target_name} has no Z3 model to compare with (models: "
                                      f"{', '.join(sorted({m.assignor for m in MODELS.values()}))})")

@@ -17,6 +17,12 @@ BROKEN: dict[str, Model] = {constrained.BROKEN.name: constrained.BROKEN}
 VARIANTS: dict[str, Model] = {cooperative.RAW_HOLDER.name: cooperative.RAW_HOLDER}
 
 
+def models_of(assignor: str, protocol: str | None = None) -> list[Model]:
+    """The models of the built-in assignor called `assignor` (of one protocol, or all, eager first)."""
+    return sorted((m for m in MODELS.values() if m.assignor == assignor and protocol in (None, m.protocol)),
+                  key=lambda m: m.protocol != "eager")
+
+
 def get_model(name: str) -> Model:
     try:
         return {**MODELS, **BROKEN, **VARIANTS}[name]
