@@ -7,8 +7,8 @@ import z3
 from assigncheck.verify.models import BROKEN, MODELS, chains, laws
 from assigncheck.verify.models import constrained as model
 from assigncheck.verify.models.encoding import Shape, symbolic, valid_owned
-from assigncheck.verify.models.facts import prove_fact
-from assigncheck.verify.prove import Bound, _solver, prove
+from assigncheck.verify.models.facts import bitblast_solver, prove_fact
+from assigncheck.verify.prove import Bound, prove
 from assigncheck.verify.replay import model_violations
 
 
@@ -45,7 +45,7 @@ def test_chains_give_the_counting_arguments():
     free = [z3.Not(z3.Or(*[row[p] for row, _ in kept])) for p in range(4)]
     claims = [laws.prefixes(free, w)[-1] == laws.total(needs, w), *[cnt == k for (_, cnt), k in zip(kept, keep)]]
     for claim in claims:
-        solver = _solver(60)
+        solver = bitblast_solver(60)
         solver.add(*inp.domain, *known, z3.Not(claim))
         assert solver.check() == z3.unsat, claim
 

@@ -18,8 +18,12 @@ no answer, only the time; a satisfying input is a real counterexample.
 
 from __future__ import annotations
 
+import concurrent.futures
+import itertools
+import multiprocessing
+import resource
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -30,8 +34,8 @@ from assigncheck.spec.model import Problem
 
 from .instances import problem_from_model
 from .models.base import Model
-from .models.encoding import Inputs, Shape, symbolic
-from .models.facts import prove_fact
+from .models.encoding import Inputs, Shape, symbolic, topic_vectors
+from .models.facts import bitblast_solver, prove_fact
 
 Status = Literal["proved", "counterexample", "unknown"]
 # chained models: one plain query per small shape, before the facts are built (measured per shape: plain SAT
@@ -61,19 +65,6 @@ class Bound:
         return f"members<={self.members} partitions<={self.partitions} topics<={self.topics} gens<={self.generations}"
 
 
-def topic_vectors(partitions: int, topics: int) -> Iterator[tuple[int, ...]]:
-    """Every partition count vector of 1..topics topics (each >= 1), total <= partitions."""
-
-    def extend(prefix: tuple[int, ...], left: int) -> Iterator[tuple[int, ...]]:
-        if prefix:
-            yield prefix
-        if len(prefix) < topics:
-            for n in range(1, left + 1):
-                yield from extend(prefix + (n,), left - n)
-
-    yield from extend((), partitions)
-
-
 def shapes(bound: Bound) -> list[Shape]:
     """All shapes within the bound, smallest first (members + partitions, then members, then counts)."""
     out = [Shape(n, v) for n in range(1, bound.members + 1) for v in topic_vectors(bound.partitions, bound.topics)]
@@ -97,8 +88,9 @@ class ProofResult:
     bound: Bound
     outcomes: dict[str, Outcome]
     seconds: float = 0.0  # wall time
-    cpu_seconds: float = 0.0  # this process's CPU time (Z3 runs in it): the fairer figure on a shared machine
+    cpu_seconds: float = 0.0  # CPU of this process and its workers (Z3 runs in them): fairer on a shared machine
     shapes_done: int = 0
+    cells_composed: int = 0  # (members, partition count) cells proved at once (verify.models.contracts)
     shapes_total: int = 0
     solver_calls: int = 0
     per_shape: list[tuple[Shape, float]] = field(default_factory=list)
@@ -110,6 +102,12 @@ class ProofResult:
     @property
     def all_proved(self) -> bool:
         return all(o.status == "proved" for o in self.outcomes.values())
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of its finished workers."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
 
 
 def _hunt(model: Model, inp: Inputs, props: dict[str, z3.BoolRef], names: list[str],
@@ -130,16 +128,9 @@ def _hunt(model: Model, inp: Inputs, props: dict[str, z3.BoolRef], names: list[s
     return status
 
 
-def _solver(seconds: float) -> z3.Solver:
-    """Bit-blast and SAT, after a simplification that keeps nested sums nested: the helper facts chain
-    through shared sub-terms (prefix counts), which the default flattening of sums into one n-ary sum
-    would rebuild apart (at 4 members x [4, 4]: 0.65 s instead of 38 s for H5)."""
-    tactic = z3.Then(z3.With("simplify", flat=False, elim_and=False), "bit-blast", "sat")
-    solver = z3.TryFor(tactic, max(1, int(seconds * 1000))).solver()
-    return solver
-
-
 def _kind(key: tuple[object, ...]) -> object:
+    if key[0] == "r2":  # a fact of the second round (the fixpoint's)
+        return f"r2:{_kind(key[1:])}"
     return key[1] if key[0] == "law" else key[0]
 
 
@@ -165,7 +156,7 @@ def _prove_shape(model: Model, inp: Inputs, props: dict[str, z3.BoolRef], names:
         kind_sets = [(model.relevant or {}).get(n) for n in members]
         kinds = None if None in kind_sets else frozenset().union(*kind_sets)
         facts = known if kinds is None else [f for k, f in usable_facts if _kind(k) in kinds] + proved
-        solver = _solver(left())
+        solver = bitblast_solver(left())
         solver.add(*inp.domain, *facts, z3.Not(z3.And(*[props[n] for n in members])))
         result.solver_calls += 1
         if solver.check() == z3.unsat:
@@ -177,7 +168,7 @@ def _prove_shape(model: Model, inp: Inputs, props: dict[str, z3.BoolRef], names:
             continue
         if left() <= 0:
             return "time ran out"
-        solver = _solver(left()) if model.chained else z3.SolverFor("QF_BV")
+        solver = bitblast_solver(left()) if model.chained else z3.SolverFor("QF_BV")
         if not model.chained:
             solver.set("timeout", max(1, int(left() * 1000)))
         kinds = (model.relevant or {}).get(name)
@@ -196,13 +187,70 @@ def _prove_shape(model: Model, inp: Inputs, props: dict[str, z3.BoolRef], names:
     return None
 
 
+def _prove_cell(composed: Model, carrier: Shape, generations: int, names: list[str], left: Callable[[], float],
+                result: ProofResult) -> str:
+    """Every invariant of the composed model on one (members, partition count) cell: "proved" covers every
+    shape of the cell (verify.models.contracts); anything else ("open") proves nothing either way."""
+    inp = symbolic(carrier, generations, equal_subscriptions=True)
+    scratch = {name: Outcome(name) for name in names}
+    why = _prove_shape(composed, inp, composed.invariants(inp), names, scratch, left, result)
+    return "proved" if why is None and all(o.status == "proved" for o in scratch.values()) else "open"
+
+
+def _cells_job(name: str, topics: int, cells: list[Shape], generations: int,
+               deadline: float) -> list[tuple[str, int, float]]:
+    """Composed cells in a worker process (deadline: time.time()): per cell its status, solver calls and
+    seconds. The cells of one task share a partition count, hence the keep contracts they prove."""
+    from .models import get_model
+
+    composed = get_model(name).composed(topics)  # type: ignore[misc]
+    names = _invariant_names(composed)
+    out = []
+    for carrier in cells:
+        result, started = ProofResult(name, Bound(1, 1), {}), time.perf_counter()
+        status = _prove_cell(composed, carrier, generations, names, lambda: deadline - time.time(), result)
+        out.append((status, result.solver_calls, time.perf_counter() - started))
+    return out
+
+
+def _cells_in_parallel(model: Model, bound: Bound, cells: list[tuple[int, int]], deadline: float, jobs: int,
+                       result: ProofResult) -> dict[tuple[int, int], tuple[str, float]]:
+    """Every cell's composed status and seconds, over `jobs` worker processes (spawned: Z3 is not fork-safe),
+    one task per partition count, the largest first. The model is looked up by name there, so only the
+    registered models go parallel."""
+    from .models import get_model
+
+    try:
+        if get_model(model.name) is not model:
+            return {}
+    except InputError:
+        return {}
+    tasks: dict[int, list[Shape]] = {}
+    for n, p in cells:
+        tasks.setdefault(p, []).append(Shape(n, (p,)))
+    out = {}
+    wall_deadline = time.time() + (deadline - time.perf_counter())  # a clock every process shares
+    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) \
+            as pool:
+        futures = {pool.submit(_cells_job, model.name, bound.topics, shapes_, bound.generations, wall_deadline):
+                   shapes_ for _, shapes_ in sorted(tasks.items(), reverse=True)}
+        for future in concurrent.futures.as_completed(futures):
+            for carrier, (status, calls, seconds) in zip(futures[future], future.result()):
+                out[(carrier.members, carrier.partition_count)] = (status, seconds)
+                result.solver_calls += calls
+    return out
+
+
 def _invariant_names(model: Model) -> list[str]:
     probe = symbolic(Shape(1, (1,)), 0, equal_subscriptions=model.equal_subscriptions)
     return list(model.invariants(probe))
 
 
-def prove(model: Model, bound: Bound, seconds: float = 60.0, *, stop_at_first: bool = False) -> ProofResult:
+def prove(model: Model, bound: Bound, seconds: float = 60.0, *, stop_at_first: bool = False,
+          jobs: int = 1) -> ProofResult:
     """Prove `model`'s invariants for every input within `bound`, within `seconds` of wall time.
+
+    jobs: processes for a composed model's cells (verify.models.contracts); the rest runs in this one.
 
     stop_at_first: hunt for a counterexample instead: one query per shape for all invariants, without the
     helper facts, and return at the first one (what finds bugs fastest; a clean run still proves all).
@@ -212,7 +260,7 @@ def prove(model: Model, bound: Bound, seconds: float = 60.0, *, stop_at_first: b
     outcomes.update({name: Outcome(name) for name in names})
     all_shapes = shapes(bound)
     result = ProofResult(model.name, bound, outcomes, shapes_total=len(all_shapes))
-    start, cpu_start = time.perf_counter(), time.process_time()
+    start, cpu_start = time.perf_counter(), _cpu()
 
     def left() -> float:
         return seconds - (time.perf_counter() - start)
@@ -222,13 +270,11 @@ def prove(model: Model, bound: Bound, seconds: float = 60.0, *, stop_at_first: b
             if o.status == "proved" and o.note != "by construction":
                 o.status, o.shape = "unknown", shape
                 o.note = f"{why} at shape {shape} ({result.shapes_done} of {len(all_shapes)} shapes proved)"
-        result.seconds, result.cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
+        result.seconds, result.cpu_seconds = time.perf_counter() - start, _cpu() - cpu_start
         return result
 
-    for shape in all_shapes:
-        if all(outcomes[n].status == "counterexample" for n in names) or (stop_at_first and result.counterexamples):
-            break
-        shape_start = time.perf_counter()
+    def one_shape(shape: Shape) -> str | None:
+        """Prove (or hunt in) one shape with the real model; why it gave up, or None."""
         inp = symbolic(shape, bound.generations, equal_subscriptions=model.equal_subscriptions)
         if stop_at_first:
             inp = replace(inp, facts=None)  # no helper facts: not needed to find a counterexample
@@ -240,24 +286,44 @@ def prove(model: Model, bound: Bound, seconds: float = 60.0, *, stop_at_first: b
                            min(QUICK_SECONDS, left()))
             result.solver_calls += 1
             if status == z3.unsat or all(outcomes[n].status == "counterexample" for n in names):
-                result.shapes_done += 1
-                result.per_shape.append((shape, time.perf_counter() - shape_start))
-                continue
+                return None
         props = model.invariants(inp)
         if stop_at_first:  # hunting: one plain query per shape finds a counterexample fastest
             status = _hunt(model, inp, props, names, outcomes, left())
             result.solver_calls += 1
-            if status == z3.unknown:
-                return give_up(shape, "time ran out")
+            return "time ran out" if status == z3.unknown else None
+        return _prove_shape(model, inp, props, names, outcomes, left, result)
+
+    composed = model.composed(bound.topics) if model.composed and not stop_at_first else None
+    cells = [(key, list(group)) for key, group in
+             itertools.groupby(all_shapes, key=lambda s: (s.members, s.partition_count))]
+    ahead = _cells_in_parallel(model, bound, [key for key, _ in cells], start + seconds, jobs, result) \
+        if composed is not None and jobs > 1 else {}
+    for (members, partitions), cell in cells:
+        if composed is not None:
+            cell_start = time.perf_counter()
+            carrier = Shape(members, (partitions,))
+            status, cell_seconds = ahead.get((members, partitions)) or (
+                _prove_cell(composed, carrier, bound.generations, names, left, result), None)
+            if status == "proved":
+                result.shapes_done += len(cell)
+                result.cells_composed += 1
+                result.per_shape.append((carrier, cell_seconds or time.perf_counter() - cell_start))
+                continue
+            if left() <= 0:
+                return give_up(cell[0], "time ran out")
+            # not proved composed (a contract or the composition fails): the real model decides, shape by shape
+        for shape in cell:
+            if all(outcomes[n].status == "counterexample" for n in names) or (
+                    stop_at_first and result.counterexamples):
+                break
+            shape_start = time.perf_counter()
+            why = one_shape(shape)
+            if why:
+                return give_up(shape, why)
             result.shapes_done += 1
             result.per_shape.append((shape, time.perf_counter() - shape_start))
-            continue
-        why = _prove_shape(model, inp, props, names, outcomes, left, result)
-        if why:
-            return give_up(shape, why)
-        result.shapes_done += 1
-        result.per_shape.append((shape, time.perf_counter() - shape_start))
-    result.seconds, result.cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
+    result.seconds, result.cpu_seconds = time.perf_counter() - start, _cpu() - cpu_start
     if result.shapes_done < len(all_shapes):  # stopped at the first counterexample: the rest is unchecked
         for o in outcomes.values():
             if o.status == "proved" and o.note != "by construction":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 
@@ -18,6 +19,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--generations", type=int, default=2, metavar="G",
                         help="known generations 1..G besides unknown (-1) (default 2)")
     parser.add_argument("--seconds", type=float, default=60.0, metavar="S", help="time per model (default 60)")
+    parser.add_argument("--jobs", type=int, default=None, metavar="J",
+                        help="processes for the composed proofs of the constrained model (default: the CPU count)")
     parser.add_argument("--out", default="reports/prove", metavar="DIR", help="where counterexamples are written")
     parser.add_argument("--first", action="store_true",
                         help="hunt: stop at the first counterexample (one plain query per shape, no helper facts)")
@@ -33,12 +36,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from assigncheck.spec.errors import InputError
     from assigncheck.verify.lemmas import LEMMAS, prove_lemma
     from assigncheck.verify.models import MODELS, get_model
     from assigncheck.verify.prove import Bound, prove
     from assigncheck.verify.replay import replay, save_counterexample
 
     bound = Bound(args.members, args.partitions, args.topics, args.generations)
+    jobs = args.jobs if args.jobs is not None else os.cpu_count() or 1
+    if jobs < 1:
+        raise InputError("--jobs", f"must be a whole number >= 1, got {jobs}")
     if args.exhaustive:
         return _exhaustive(args, bound)
     models = [get_model(n) for n in args.assignor] if args.assignor else list(MODELS.values())
@@ -51,8 +58,10 @@ def run(args: argparse.Namespace) -> int:
             refuted |= status == "counterexample"
             print(f"  {status:<14} {time.perf_counter() - t0:6.2f}s  {lemma.name}" + (f"  {cex}" if cex else ""))
     for model in models:
-        result = prove(model, bound, args.seconds, stop_at_first=args.first)
-        print(f"{model.name}  {bound}: {result.shapes_done}/{result.shapes_total} shapes, {result.seconds:.2f}s")
+        result = prove(model, bound, args.seconds, stop_at_first=args.first, jobs=jobs)
+        cells = f" ({result.cells_composed} composed cells)" if result.cells_composed else ""
+        print(f"{model.name}  {bound}: {result.shapes_done}/{result.shapes_total} shapes{cells}, "
+              f"{result.seconds:.2f}s (CPU {result.cpu_seconds:.2f}s)")
         for outcome in result.outcomes.values():
             line = f"  {outcome.invariant:<24} {outcome.status}"
             if outcome.note:

@@ -41,6 +41,9 @@ class Model:
     relevant: dict[str, frozenset[str]] | None = None
     # chained models: invariants first tried together in one query (fewer bit-blasts of the same encoding)
     groups: tuple[tuple[str, ...], ...] = ()
+    # topics -> this model with its stages as fresh outputs under their contracts (verify.models.contracts),
+    # whose one instance per (members, partition count) covers every split into at most `topics` topics
+    composed: Callable[[int], Model] | None = None
 
 
 def next_round(inp: Inputs, out: Matrix, *, share_facts: bool = False) -> Inputs:
@@ -49,3 +52,10 @@ def next_round(inp: Inputs, out: Matrix, *, share_facts: bool = False) -> Inputs
     one = inp.num(1)
     facts = inp.facts if share_facts else []
     return Inputs(inp.shape, inp.width, out, [one] * inp.shape.members, inp.subs, [], facts)
+
+
+def tag_second_round(inp: Inputs, since: int) -> None:
+    """Key the facts noted since index `since` as the second round's, ("r2", *key), kind "r2:<kind>": a
+    query that does not look at round 2 (Model.relevant) leaves them out."""
+    if inp.facts is not None:
+        inp.facts[since:] = [(("r2", *key), fact) for key, fact in inp.facts[since:]]

@@ -13,7 +13,7 @@ the universal proofs fast (integers were ~100x slower on a similar toy, TOOLCHAI
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import z3
@@ -44,6 +44,19 @@ class Shape:
 
     def __str__(self) -> str:
         return f"{self.members} members x {list(self.topics)}"
+
+
+def topic_vectors(partitions: int, topics: int) -> Iterator[tuple[int, ...]]:
+    """Every partition count vector of 1..topics topics (each >= 1), total <= partitions."""
+
+    def extend(prefix: tuple[int, ...], left: int) -> Iterator[tuple[int, ...]]:
+        if prefix:
+            yield prefix
+        if len(prefix) < topics:
+            for n in range(1, left + 1):
+                yield from extend(prefix + (n,), left - n)
+
+    yield from extend((), partitions)
 
 
 @dataclass(frozen=True)

@@ -64,10 +64,26 @@ def lemma(key: FactKey) -> z3.BoolRef:
     return inp.facts[-1][1]
 
 
+def bitblast_solver(seconds: float) -> z3.Solver:
+    """Bit-blast and SAT, after a simplification that keeps nested sums nested: the helper facts chain
+    through shared sub-terms (prefix counts), which the default flattening of sums into one n-ary sum
+    would rebuild apart (at 4 members x [4, 4]: 0.65 s instead of 38 s for H5)."""
+    tactic = z3.Then(z3.With("simplify", flat=False, elim_and=False), "bit-blast", "sat")
+    return z3.TryFor(tactic, max(1, int(seconds * 1000))).solver()
+
+
 def prove_fact(key: FactKey, timeout_s: float) -> str:
     """"proved" | "counterexample" | "unknown" (cached per key: a key fixes every size and the width)."""
+    if key[0] == "r2":
+        return prove_fact(key[1:], timeout_s)
     if _proved.get(key) == "proved":
         return "proved"
+    if key[0] == "contract":  # a stage against its contract (verify.models.contracts), with its own facts
+        from .contracts import prove_contract
+
+        result = prove_contract(key, timeout_s)
+        _proved[key] = result
+        return result
     solver = z3.SolverFor("QF_BV")
     solver.set("timeout", max(1, int(timeout_s * 1000)))
     solver.add(z3.Not(lemma(key)))
