@@ -29,6 +29,15 @@ def test_prove_bad_input_exit_2(capsys):
     assert main(["prove", "--assignor", "nope"]) == 2
     assert "no symbolic model" in capsys.readouterr().err
     assert main(["prove", "--assignor", "range", "--members", "0"]) == 2
+    assert main(["prove", "--assignor", "range", "--jobs", "0"]) == 2
+    assert "--jobs" in capsys.readouterr().err
+
+
+def test_prove_composed_cells_with_two_jobs(capsys):
+    rc = main(["prove", "--assignor", "sticky-constrained", "--members", "2", "--partitions", "3", "--jobs", "2"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "12/12 shapes (6 composed cells)" in out and "counterexample" not in out
 
 
 def test_exhaustive_mode(capsys, tmp_path):

@@ -9,11 +9,17 @@ for the shape as assumptions: sound, since all of them hold for every input, and
 fixpoint of the constrained model at 4 members x [4, 4]: unknown after 27 s of CPU without, 1.4 s with).
 
 Chained models (the constrained ones, verify.models.laws) state their counting arguments as chains of law
-instances, one partition or member per step, so the SAT solver follows them by propagation: per shape a
+instances, one partition or member at a time, so the SAT solver follows them by propagation: per shape a
 small plain query first (small shapes), then one query per invariant with only the fact kinds it needs
 (Model.relevant), under a simplifier that keeps sums nested (the chains share their prefix-count terms).
 Every fact is an instance of a law proved valid on fresh variables, so a left-out or extra fact changes
 no answer, only the time; a satisfying input is a real counterexample.
+
+Composed models (Model.composed, verify.models.contracts) go one (members, partition count) cell at a time
+instead: the stages are proved against their contracts once per size, and one query per invariant over
+fresh stage outputs covers every topic split of the cell (at 6 x 12: 72 cells instead of 468 shapes). A
+cell the composition does not prove falls back to the real model, shape by shape, which is also where
+every counterexample comes from. Cells can run in worker processes (`jobs`).
 """
 
 from __future__ import annotations

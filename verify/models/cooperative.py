@@ -16,12 +16,14 @@ import z3
 from . import properties as prop
 from .base import Matrix, Model, next_round
 from .constrained import assign as eager_assign
+from .contracts import REAL, Stages, contracted
 from .encoding import Inputs, valid_owned
 
 
-def assign(inp: Inputs, holder: str = "valid") -> Matrix:
-    """holder="valid": b keeps p only if b validly owns it; "raw": if b claims it as sent."""
-    eager = eager_assign(inp)
+def assign(inp: Inputs, holder: str = "valid", stages: Stages = REAL) -> Matrix:
+    """holder="valid": b keeps p only if b validly owns it; "raw": if b claims it as sent.
+    stages: the eager part's keep and deal stages (verify.models.contracts)."""
+    eager = eager_assign(inp, stages=stages)
     n, nparts = inp.shape.members, inp.shape.partition_count
     mine = inp.claims if holder == "raw" else valid_owned(inp)
     return [
@@ -36,9 +38,10 @@ def assign(inp: Inputs, holder: str = "valid") -> Matrix:
     ]
 
 
-def invariants(inp: Inputs, holder: str = "valid") -> dict[str, z3.BoolRef]:
-    out = assign(inp, holder)
-    second = assign(next_round(inp, out), holder)
+def invariants(inp: Inputs, holder: str = "valid", stages: Stages = REAL) -> dict[str, z3.BoolRef]:
+    out = assign(inp, holder, stages)
+    # composed: round 2's contracts must reach the queries (its fresh outputs mean nothing without them)
+    second = assign(next_round(inp, out, share_facts=stages is not REAL), holder, stages)
     return {
         "H3": prop.h3_subscription(inp, out),
         "H4": prop.h4_exclusive(out),
@@ -51,9 +54,13 @@ def invariants(inp: Inputs, holder: str = "valid") -> dict[str, z3.BoolRef]:
     }
 
 
-MODEL = Model("cooperative-sticky", "cooperative-sticky", True, "member_id", "cooperative", assign, invariants,
-              chained=True)  # the eager part notes the constrained model's law chains
-RAW_HOLDER = Model(
-    "cooperative-sticky:raw-holder", "cooperative-sticky", True, "member_id", "cooperative",
-    partial(assign, holder="raw"), partial(invariants, holder="raw"), chained=True,
-)
+def _model(name: str, holder: str, stages: Stages = REAL) -> Model:
+    composed = stages is REAL
+    return Model(name, "cooperative-sticky", True, "member_id", "cooperative",
+                 partial(assign, holder=holder, stages=stages), partial(invariants, holder=holder, stages=stages),
+                 chained=True,  # the eager part notes the constrained model's law chains
+                 composed=(lambda topics: _model(name, holder, contracted(topics))) if composed else None)
+
+
+MODEL = _model("cooperative-sticky", "valid")
+RAW_HOLDER = _model("cooperative-sticky:raw-holder", "raw")
