@@ -49,8 +49,10 @@ def run(targets: list[Assignor], ctx: Context) -> list[StageResult]:
 
     started = time.monotonic()
     consumer = [t for t in targets if problem_kind(t) == "consumer"]  # the profiles generate consumer groups
+    results = [StageResult("campaign", t.name, stats={"skipped": "streams task problems"})
+               for t in targets if t not in consumer]
     if not consumer:
-        return []
+        return results
     specs = {target_spec(t): t for t in consumer}
     spec = CampaignSpec(tuple(specs), "small", ctx.seed, ctx.profile.campaign_instances, ctx.profile.campaign_shards)
     out = ctx.report_dir / "campaign"
@@ -59,7 +61,6 @@ def run(targets: list[Assignor], ctx: Context) -> list[StageResult]:
     rows = read_rows(spec, out)
     write_atomic(out / "rows.json", json.dumps(_plot_rows(rows)) + "\n")
     seconds = time.monotonic() - started
-    results = []
     for name, target in specs.items():
         per = summary["targets"].get(name, {})
         result = StageResult("campaign", target.name, seconds / len(specs), checked=("H1-H8+promises",))

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from assigncheck.spec.errors import InputError
-from assigncheck.spec.json_format import dumps, write_atomic
+from assigncheck.spec.json_format import open_manifest, write_atomic
 
 MANIFEST = "fuzz-campaign.json"
 TASK_RUNNER = "assigncheck.fuzz.runner"  # `python -m` entry point of one fuzzing job (the fuzz engineer's)
@@ -113,19 +113,9 @@ def run_task(task: FuzzTask) -> dict[str, Any]:
 
 
 def _open(campaign: FuzzCampaign, root: Path) -> None:
-    manifest = root / MANIFEST
-    if manifest.exists():
-        try:
-            old = json.loads(manifest.read_text(encoding="utf-8"))["campaign"]
-        except (OSError, ValueError, KeyError, TypeError):
-            raise InputError(str(manifest), "is not a fuzz campaign manifest") from None
-        for key, value in campaign.to_json().items():
-            if old.get(key) != value:
-                raise InputError(f"--{key.rstrip('s') if key == 'targets' else key}",
-                                 f"is {value!r} but the campaign in {root} was started with {old.get(key)!r}")
-    else:
-        write_atomic(manifest, dumps({"format": 1, "kind": "fuzz-campaign-manifest",
-                                      "campaign": campaign.to_json()}, pretty=True) + "\n")
+    params = campaign.to_json()
+    open_manifest(root / MANIFEST, {"kind": "fuzz-campaign-manifest", "campaign": params},
+                  {key: "--target" if key == "targets" else f"--{key}" for key in params})
 
 
 def _seed_corpus(target: str, corpus: Path) -> None:

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import FormatError
+from .errors import FormatError, InputError
 from .model import (
     INT32_MAX,
     INT32_MIN,
@@ -400,6 +400,23 @@ def write_atomic(path: str | os.PathLike[str], text: str) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return target
+
+
+def open_manifest(path: Path, doc: Mapping[str, Any], flags: Mapping[str, str]) -> None:
+    """Write a campaign's manifest, or check that the one already at `path` is the same campaign: every
+    parameter in doc["campaign"] named in `flags` must match; the error names the flag that sets it."""
+    campaign = doc["campaign"]
+    if not path.exists():
+        write_atomic(path, dumps({"format": 1, **doc}, pretty=True) + "\n")
+        return
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))["campaign"]
+    except (OSError, ValueError, KeyError, TypeError):
+        raise InputError(str(path), f"is not a {doc['kind']}") from None
+    for key, flag in flags.items():
+        if old.get(key) != campaign[key]:
+            raise InputError(flag, f"is {campaign[key]!r} but the campaign in {path.parent} was started with "
+                                   f"{old.get(key)!r}; use another --out or the same parameters")
 
 
 def _umask() -> int:

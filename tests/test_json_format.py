@@ -120,3 +120,25 @@ def test_model_is_immutable_and_compact():
         p.members[0].owned["t"][0] = 5
     with pytest.raises(AttributeError):
         p.members = ()  # type: ignore[misc]
+
+
+def test_a_campaign_manifest_is_written_once_and_checked_on_resume(tmp_path):
+    import pytest
+
+    from assigncheck.spec.errors import InputError
+    from assigncheck.spec.json_format import open_manifest
+
+    path = tmp_path / "campaign.json"
+    doc = {"kind": "campaign-manifest", "campaign": {"seed": 1, "shards": 4}}
+    flags = {"seed": "--seed", "shards": "--shards"}
+    open_manifest(path, doc, flags)
+    written = path.read_text()
+    open_manifest(path, doc, flags)  # the same campaign resumes
+    assert path.read_text() == written
+    with pytest.raises(InputError) as e:
+        open_manifest(path, {**doc, "campaign": {"seed": 1, "shards": 8}}, flags)
+    assert e.value.path == "--shards" and "started with 4" in str(e.value)
+    path.write_text("not json")
+    with pytest.raises(InputError) as e:
+        open_manifest(path, doc, flags)
+    assert e.value.path == str(path)

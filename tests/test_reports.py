@@ -68,3 +68,14 @@ def test_html_renders_in_headless_chromium(tmp_path):
     subprocess.run([chromium, *flags, f"--screenshot={shot}", "--window-size=1200,1600", page.as_uri()],
                    capture_output=True, timeout=120, check=True)
     assert shot.stat().st_size > 10_000
+
+
+def test_the_campaign_stage_marks_streams_targets_skipped(tmp_path):
+    """The campaign's profiles generate consumer groups: a streams target gets a skipped result (shown as
+    "skipped" in every report), not a missing one (a blank cell in the terminal summary)."""
+    from assigncheck.ci import stage_campaign
+    from assigncheck.ci.gate import PROFILES, Context
+    from assigncheck.impl.registry import get
+
+    results = stage_campaign.run([get("streams-sticky")], Context(PROFILES["quick"], tmp_path))
+    assert [(r.stage, r.target, r.skipped) for r in results] == [("campaign", "streams-sticky", True)]

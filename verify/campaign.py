@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from assigncheck.spec.errors import InputError
-from assigncheck.spec.json_format import dumps, problem_from_json, save_problem, write_atomic
+from assigncheck.spec.json_format import open_manifest, problem_from_json, save_problem, write_atomic
 
 from .campaign_rows import ROWS_DIR, CampaignSpec, ShardResult, run_shards
 
@@ -39,19 +39,8 @@ _FLAGS = {"targets": "--target", "profile": "--profile", "seed": "--seed", "inst
 def open_campaign(spec: CampaignSpec, out: str | Path) -> Path:
     """Create the campaign directory and its manifest, or check that an existing one is the same campaign."""
     root = Path(out).resolve()
-    manifest = root / MANIFEST
-    if manifest.exists():
-        try:
-            old = json.loads(manifest.read_text(encoding="utf-8"))["campaign"]
-        except (OSError, ValueError, KeyError, TypeError):
-            raise InputError(str(manifest), "is not a campaign manifest") from None
-        for key, flag in _FLAGS.items():
-            if old.get(key) != spec.to_json()[key]:
-                raise InputError(flag, f"is {spec.to_json()[key]!r} but the campaign in {root} was started with "
-                                       f"{old.get(key)!r}; use another --out or the same parameters")
-    else:
-        doc = {"format": 1, "kind": "campaign-manifest", "campaign_id": spec.campaign_id, "campaign": spec.to_json()}
-        write_atomic(manifest, dumps(doc, pretty=True) + "\n")
+    open_manifest(root / MANIFEST, {"kind": "campaign-manifest", "campaign_id": spec.campaign_id,
+                                    "campaign": spec.to_json()}, _FLAGS)
     return root
 
 
