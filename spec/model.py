@@ -26,13 +26,18 @@ UNKNOWN_GENERATION = -1
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
 
-def index_array(values: Iterable[int] | np.ndarray, *, sort: bool = False) -> np.ndarray:
-    """A read-only int32 array of partition indices."""
-    arr = np.array(values if isinstance(values, np.ndarray) else list(values), dtype=np.int32).reshape(-1)
-    if sort:
-        arr = np.sort(arr, kind="stable")
+def read_only(values: Iterable[int] | np.ndarray, dtype: type = np.int32) -> np.ndarray:
+    """`values` as a read-only array of `dtype`. An array already of that dtype is frozen in place (no copy):
+    pass only arrays nobody else writes to, such as the ones a function just computed."""
+    arr = np.asarray(values if isinstance(values, np.ndarray) else list(values), dtype=dtype)
     arr.setflags(write=False)
     return arr
+
+
+def index_array(values: Iterable[int] | np.ndarray, *, sort: bool = False) -> np.ndarray:
+    """A read-only int32 array of partition indices (a copy: the caller's array stays writable)."""
+    arr = np.array(values if isinstance(values, np.ndarray) else list(values), dtype=np.int32).reshape(-1)
+    return read_only(np.sort(arr, kind="stable") if sort else arr)
 
 
 class TopicTable:
@@ -189,12 +194,6 @@ def sets_by_member(members: int, member_row: np.ndarray, table: TopicTable, topi
     return _sets_vectorized(members, member_row, table, topic_row, index_row)
 
 
-def _frozen(values: list[int], dtype: type) -> np.ndarray:
-    arr = np.array(values, dtype=dtype)
-    arr.setflags(write=False)
-    return arr
-
-
 def _sets_small(members: int, member_row: np.ndarray, table: TopicTable, topic_row: np.ndarray,
                 index_row: np.ndarray) -> list[PartitionSet]:
     rows = sorted(zip(np.asarray(member_row).tolist(), np.asarray(topic_row).tolist(),
@@ -212,8 +211,8 @@ def _sets_small(members: int, member_row: np.ndarray, table: TopicTable, topic_r
             j += 1
         if 0 <= member < members:
             bounds.append(j - i)
-            out[member] = PartitionSet(table, _frozen(codes, np.int64), _frozen(bounds, np.int64),
-                                       _frozen([r[2] for r in rows[i:j]], np.int32), True)
+            out[member] = PartitionSet(table, read_only(codes, np.int64), read_only(bounds, np.int64),
+                                       read_only([r[2] for r in rows[i:j]]), True)
         i = j
     return out
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .model import SMALL_ROWS, Partitions, PartitionSet, Problem, TopicTable, partitions_of, sets_by_member
+from .model import SMALL_ROWS, Partitions, PartitionSet, Problem, TopicTable, partitions_of, read_only, sets_by_member
 
 
 def _run_lengths(bounds: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -100,11 +100,8 @@ def _valid_claims_small(problem: Problem) -> ValidClaims:
             elif m.generation == held[0]:
                 best[key] = (held[0], held[1], True)  # rule 4: a tie at the top means nobody
     rows = sorted((who, code, i) for (code, i), (_, who, tied) in best.items() if not tied)
-    arrays = (np.array([r[0] for r in rows], dtype=np.int64), np.array([r[1] for r in rows], dtype=np.int64),
-              np.array([r[2] for r in rows], dtype=np.int32))
-    for a in arrays:
-        a.setflags(write=False)
-    return ValidClaims(table, *arrays)
+    return ValidClaims(table, read_only([r[0] for r in rows], np.int64), read_only([r[1] for r in rows], np.int64),
+                       read_only([r[2] for r in rows]))
 
 
 def _valid_claims_vectorized(problem: Problem) -> ValidClaims:
@@ -127,10 +124,8 @@ def _valid_claims_vectorized(problem: Problem) -> ValidClaims:
     who, code, gid = who[won], code[won], gid[won]
     order = np.argsort(who * (int(offsets[-1]) + 1) + gid, kind="stable")  # global ids are in (topic, index) order
     who, code, gid = who[order], code[order], gid[order]
-    arrays = who, code, (gid - offsets[code]).astype(np.int32)
-    for a in arrays:
-        a.setflags(write=False)
-    return ValidClaims(table, *arrays)
+    return ValidClaims(table, read_only(who, np.int64), read_only(code, np.int64),
+                       read_only((gid - offsets[code]).astype(np.int32)))
 
 
 def _valid_sets(problem: Problem) -> list[PartitionSet]:

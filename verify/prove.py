@@ -213,6 +213,9 @@ def _cells_job(name: str, topics: int, cells: list[Shape], generations: int,
     names = _invariant_names(composed)
     out = []
     for carrier in cells:
+        if time.time() >= deadline:  # not even worth building the cell's terms
+            out.append(("open", 0, 0.0))
+            continue
         result, started = ProofResult(name, Bound(1, 1), {}), time.perf_counter()
         status = _prove_cell(composed, carrier, generations, names, lambda: deadline - time.time(), result)
         out.append((status, result.solver_calls, time.perf_counter() - started))
@@ -305,7 +308,7 @@ def prove(model: Model, bound: Bound, seconds: float = 60.0, *, stop_at_first: b
              itertools.groupby(all_shapes, key=lambda s: (s.members, s.partition_count))]
     ahead = _cells_in_parallel(model, bound, [key for key, _ in cells], start + seconds, jobs, result) \
         if composed is not None and jobs > 1 else {}
-    for (members, partitions), cell in cells:
+    for i, ((members, partitions), cell) in enumerate(cells):
         if composed is not None:
             cell_start = time.perf_counter()
             carrier = Shape(members, (partitions,))
@@ -316,7 +319,10 @@ def prove(model: Model, bound: Bound, seconds: float = 60.0, *, stop_at_first: b
                 result.cells_composed += 1
                 result.per_shape.append((carrier, cell_seconds or time.perf_counter() - cell_start))
                 continue
-            if left() <= 0:
+            if left() <= 0:  # the workers may have proved later cells: they count
+                later = [c for key, c in cells[i + 1:] if ahead.get(key, ("",))[0] == "proved"]
+                result.shapes_done += sum(map(len, later))
+                result.cells_composed += len(later)
                 return give_up(cell[0], "time ran out")
             # not proved composed (a contract or the composition fails): the real model decides, shape by shape
         for shape in cell:
