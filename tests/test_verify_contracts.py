@@ -10,6 +10,7 @@ import z3
 from assigncheck.verify.models import BROKEN, MODELS, chains, contracts
 from assigncheck.verify.models.encoding import Shape
 from assigncheck.verify.prove import Bound, prove, shapes
+from assigncheck.verify.replay import model_violations
 
 MODEL = MODELS["sticky-constrained"]
 
@@ -86,3 +87,20 @@ def test_cooperative_round_composes_too() -> None:
     rounds' contracts must reach the queries, or its composed cells would prove nothing."""
     result = prove(MODELS["cooperative-sticky"], Bound(3, 4, topics=2, generations=2), seconds=600)
     assert result.all_proved and result.cells_composed == 3 * 4
+
+
+def test_workers_return_the_same_counterexamples_as_one_process() -> None:
+    """The broken variant's open cells are proved shape by shape in the workers; their counterexamples
+    travel back as problem JSON, and the smallest shape's wins, as in one process."""
+    broken = BROKEN["sticky-constrained:ceiling-for-all"]
+    bound = Bound(3, 4, topics=2, generations=2)
+    one, two = prove(broken, bound, seconds=600), prove(broken, bound, seconds=600, jobs=2)
+    assert [(o.invariant, o.shape) for o in one.counterexamples] == \
+        [(o.invariant, o.shape) for o in two.counterexamples] != []
+    for outcome in two.counterexamples:  # the solver may pick another input of the shape, but a real one
+        assert model_violations(broken, outcome.problem)
+
+
+def test_models_without_composition_prove_their_shapes_in_workers() -> None:
+    result = prove(MODELS["roundrobin"], Bound(3, 4, topics=2, generations=2), seconds=600, jobs=2)
+    assert result.all_proved and result.shapes_done == result.shapes_total and result.cells_composed == 0

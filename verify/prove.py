@@ -36,6 +36,7 @@ from typing import Literal
 import z3
 
 from assigncheck.spec.errors import InputError
+from assigncheck.spec.json_format import problem_from_json
 from assigncheck.spec.model import Problem
 
 from .instances import problem_from_model
@@ -203,51 +204,112 @@ def _prove_cell(composed: Model, carrier: Shape, generations: int, names: list[s
     return "proved" if why is None and all(o.status == "proved" for o in scratch.values()) else "open"
 
 
-def _cells_job(name: str, topics: int, cells: list[Shape], generations: int,
-               deadline: float) -> list[tuple[str, int, float]]:
-    """Composed cells in a worker process (deadline: time.time()): per cell its status, solver calls and
-    seconds. The cells of one task share a partition count, hence the keep contracts they prove."""
-    from .models import get_model
+def _one_shape(model: Model, shape: Shape, generations: int, names: list[str], outcomes: dict[str, Outcome],
+               left: Callable[[], float], result: ProofResult, stop_at_first: bool) -> str | None:
+    """Prove (or hunt in) one shape with the real model; why it gave up, or None."""
+    inp = symbolic(shape, generations, equal_subscriptions=model.equal_subscriptions)
+    if stop_at_first:
+        inp = replace(inp, facts=None)  # no helper facts: not needed to find a counterexample
+    if model.chained and not stop_at_first and _quick(shape):
+        # small shapes: one plain query for every invariant; the facts are built only if it gives up
+        inp_plain = replace(inp, facts=None)
+        still_open = [n for n in names if outcomes[n].status != "counterexample"]
+        status = _hunt(model, inp_plain, model.invariants(inp_plain), still_open, outcomes,
+                       min(QUICK_SECONDS, left()))
+        result.solver_calls += 1
+        if status == z3.unsat or all(outcomes[n].status == "counterexample" for n in names):
+            return None
+    props = model.invariants(inp)
+    if stop_at_first:  # hunting: one plain query per shape finds a counterexample fastest
+        status = _hunt(model, inp, props, names, outcomes, left())
+        result.solver_calls += 1
+        return "time ran out" if status == z3.unknown else None
+    return _prove_shape(model, inp, props, names, outcomes, left, result)
 
-    composed = get_model(name).composed(topics)  # type: ignore[misc]
-    names = _invariant_names(composed)
-    out = []
-    for carrier in cells:
-        if time.time() >= deadline:  # not even worth building the cell's terms
-            out.append(("open", 0, 0.0))
+
+Row = tuple  # a worker's answer: (status or why it gave up, solver calls, seconds, details)
+
+
+def _shape_rows(model: Model, shapes_: list[Shape], generations: int, deadline: float) -> list[tuple[Shape, Row]]:
+    """Shapes proved with the real model, in a worker (deadline: time.time()): per shape why it gave up (or
+    None), solver calls, seconds, and each invariant's status with its counterexample as problem JSON (a
+    Problem does not pickle)."""
+    from assigncheck.spec.json_format import problem_to_json
+
+    names, out = _invariant_names(model), []
+    for shape in shapes_:
+        if time.time() >= deadline:
+            out.append((shape, ("time ran out", 0, 0.0, {})))
             continue
-        result, started = ProofResult(name, Bound(1, 1), {}), time.perf_counter()
-        status = _prove_cell(composed, carrier, generations, names, lambda: deadline - time.time(), result)
-        out.append((status, result.solver_calls, time.perf_counter() - started))
+        outcomes = {n: Outcome(n) for n in names}
+        result, started = ProofResult(model.name, Bound(1, 1), outcomes), time.perf_counter()
+        why = _one_shape(model, shape, generations, names, outcomes, lambda: deadline - time.time(), result, False)
+        statuses = {n: (o.status, problem_to_json(o.problem) if o.problem is not None else None)
+                    for n, o in outcomes.items()}
+        out.append((shape, (why, result.solver_calls, time.perf_counter() - started, statuses)))
     return out
 
 
-def _cells_in_parallel(model: Model, bound: Bound, cells: list[tuple[int, int]], deadline: float, jobs: int,
-                       result: ProofResult) -> dict[tuple[int, int], tuple[str, float]]:
-    """Every cell's composed status and seconds, over `jobs` worker processes (spawned: Z3 is not fork-safe),
-    one task per partition count, the largest first. The model is looked up by name there, so only the
-    registered models go parallel."""
+def _cells_job(name: str, topics: int, generations: int, deadline: float,
+               cells: list[tuple[Shape, list[Shape]]]) -> list[tuple[Shape, Row]]:
+    """A composed model's cells in a worker: per cell (its carrier shape) the status, solver calls, seconds;
+    a cell the composition does not prove is then proved shape by shape with the real model (its rows
+    follow). The cells of one task share a partition count, hence the keep contracts they prove."""
+    from .models import get_model
+
+    model = get_model(name)
+    composed = model.composed(topics)  # type: ignore[misc]
+    names, out = _invariant_names(composed), []
+    for carrier, real in cells:
+        if time.time() >= deadline:  # not even worth building the cell's terms
+            out.append((carrier, ("open", 0, 0.0, None)))
+            continue
+        result, started = ProofResult(name, Bound(1, 1), {}), time.perf_counter()
+        status = _prove_cell(composed, carrier, generations, names, lambda: deadline - time.time(), result)
+        out.append((carrier, (status, result.solver_calls, time.perf_counter() - started, None)))
+        if status != "proved":
+            out += _shape_rows(model, real, generations, deadline)
+    return out
+
+
+def _shapes_job(name: str, generations: int, deadline: float, shapes_: list[Shape]) -> list[tuple[Shape, Row]]:
+    from .models import get_model
+
+    return _shape_rows(get_model(name), shapes_, generations, deadline)
+
+
+def _ahead(model: Model, bound: Bound, cells: list[tuple[tuple[int, int], list[Shape]]], deadline: float,
+           jobs: int, result: ProofResult) -> tuple[dict[Shape, Row], dict[Shape, Row]]:
+    """What the workers prove before this process goes through the cells in order: (composed cells by
+    carrier, shapes). Spawned processes (Z3 is not fork-safe), the largest tasks first; the model is looked
+    up by name there, so only the registered models go parallel."""
     from .models import get_model
 
     try:
         if get_model(model.name) is not model:
-            return {}
+            return {}, {}
     except InputError:
-        return {}
-    tasks: dict[int, list[Shape]] = {}
-    for n, p in cells:
-        tasks.setdefault(p, []).append(Shape(n, (p,)))
-    out = {}
+        return {}, {}
     wall_deadline = time.time() + (deadline - time.perf_counter())  # a clock every process shares
+    if model.composed is not None:  # one task per partition count
+        by_count: dict[int, list[tuple[Shape, list[Shape]]]] = {}
+        for (n, p), cell in cells:
+            by_count.setdefault(p, []).append((Shape(n, (p,)), cell))
+        job, args = _cells_job, (model.name, bound.topics, bound.generations, wall_deadline)
+        tasks = [task for _, task in sorted(by_count.items(), reverse=True)]
+    else:  # one task per cell
+        job, args = _shapes_job, (model.name, bound.generations, wall_deadline)
+        tasks = [cell for _, cell in sorted(cells, key=lambda c: -c[0][0] * c[0][1])]
+    carriers: dict[Shape, Row] = {}
+    shape_rows: dict[Shape, Row] = {}
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) \
             as pool:
-        futures = {pool.submit(_cells_job, model.name, bound.topics, shapes_, bound.generations, wall_deadline):
-                   shapes_ for _, shapes_ in sorted(tasks.items(), reverse=True)}
-        for future in concurrent.futures.as_completed(futures):
-            for carrier, (status, calls, seconds) in zip(futures[future], future.result()):
-                out[(carrier.members, carrier.partition_count)] = (status, seconds)
-                result.solver_calls += calls
-    return out
+        for future in concurrent.futures.as_completed([pool.submit(job, *args, task) for task in tasks]):
+            for shape, row in future.result():
+                is_cell = row[3] is None
+                (carriers if is_cell else shape_rows)[shape] = row
+                result.solver_calls += row[1]
+    return carriers, shape_rows
 
 
 def _invariant_names(model: Model) -> list[str]:
@@ -259,7 +321,8 @@ def prove(model: Model, bound: Bound, seconds: float = 60.0, *, stop_at_first: b
           jobs: int = 1) -> ProofResult:
     """Prove `model`'s invariants for every input within `bound`, within `seconds` of wall time.
 
-    jobs: processes for a composed model's cells (verify.models.contracts); the rest runs in this one.
+    jobs: worker processes: they prove a composed model's cells (verify.models.contracts), or every shape of
+    the others, before this process goes through the results in order (hunting stays in this process).
 
     stop_at_first: hunt for a counterexample instead: one query per shape for all invariants, without the
     helper facts, and return at the first one (what finds bugs fastest; a clean run still proves all).
@@ -282,45 +345,24 @@ def prove(model: Model, bound: Bound, seconds: float = 60.0, *, stop_at_first: b
         result.seconds, result.cpu_seconds = time.perf_counter() - start, _cpu() - cpu_start
         return result
 
-    def one_shape(shape: Shape) -> str | None:
-        """Prove (or hunt in) one shape with the real model; why it gave up, or None."""
-        inp = symbolic(shape, bound.generations, equal_subscriptions=model.equal_subscriptions)
-        if stop_at_first:
-            inp = replace(inp, facts=None)  # no helper facts: not needed to find a counterexample
-        if model.chained and not stop_at_first and _quick(shape):
-            # small shapes: one plain query for every invariant; the facts are built only if it gives up
-            inp_plain = replace(inp, facts=None)
-            still_open = [n for n in names if outcomes[n].status != "counterexample"]
-            status = _hunt(model, inp_plain, model.invariants(inp_plain), still_open, outcomes,
-                           min(QUICK_SECONDS, left()))
-            result.solver_calls += 1
-            if status == z3.unsat or all(outcomes[n].status == "counterexample" for n in names):
-                return None
-        props = model.invariants(inp)
-        if stop_at_first:  # hunting: one plain query per shape finds a counterexample fastest
-            status = _hunt(model, inp, props, names, outcomes, left())
-            result.solver_calls += 1
-            return "time ran out" if status == z3.unknown else None
-        return _prove_shape(model, inp, props, names, outcomes, left, result)
-
     composed = model.composed(bound.topics) if model.composed and not stop_at_first else None
     cells = [(key, list(group)) for key, group in
              itertools.groupby(all_shapes, key=lambda s: (s.members, s.partition_count))]
-    ahead = _cells_in_parallel(model, bound, [key for key, _ in cells], start + seconds, jobs, result) \
-        if composed is not None and jobs > 1 else {}
+    ahead_cells, ahead_shapes = _ahead(model, bound, cells, start + seconds, jobs, result) \
+        if jobs > 1 and not stop_at_first else ({}, {})
     for i, ((members, partitions), cell) in enumerate(cells):
         if composed is not None:
             cell_start = time.perf_counter()
             carrier = Shape(members, (partitions,))
-            status, cell_seconds = ahead.get((members, partitions)) or (
-                _prove_cell(composed, carrier, bound.generations, names, left, result), None)
+            status, _, cell_seconds, _ = ahead_cells.get(carrier) or (
+                _prove_cell(composed, carrier, bound.generations, names, left, result), 0, None, None)
             if status == "proved":
                 result.shapes_done += len(cell)
                 result.cells_composed += 1
                 result.per_shape.append((carrier, cell_seconds or time.perf_counter() - cell_start))
                 continue
             if left() <= 0:  # the workers may have proved later cells: they count
-                later = [c for key, c in cells[i + 1:] if ahead.get(key, ("",))[0] == "proved"]
+                later = [c for (n, p), c in cells[i + 1:] if ahead_cells.get(Shape(n, (p,)), ("",))[0] == "proved"]
                 result.shapes_done += sum(map(len, later))
                 result.cells_composed += len(later)
                 return give_up(cell[0], "time ran out")
@@ -330,11 +372,19 @@ def prove(model: Model, bound: Bound, seconds: float = 60.0, *, stop_at_first: b
                     stop_at_first and result.counterexamples):
                 break
             shape_start = time.perf_counter()
-            why = one_shape(shape)
+            worker_seconds = None
+            if shape in ahead_shapes:  # proved in a worker: its counterexamples, unless a smaller one is known
+                why, _, worker_seconds, statuses = ahead_shapes[shape]
+                for n, (status, doc) in statuses.items():
+                    if status == "counterexample" and outcomes[n].status != "counterexample":
+                        outcomes[n].status, outcomes[n].shape = "counterexample", shape
+                        outcomes[n].problem = problem_from_json(doc)
+            else:
+                why = _one_shape(model, shape, bound.generations, names, outcomes, left, result, stop_at_first)
             if why:
                 return give_up(shape, why)
             result.shapes_done += 1
-            result.per_shape.append((shape, time.perf_counter() - shape_start))
+            result.per_shape.append((shape, worker_seconds or time.perf_counter() - shape_start))
     result.seconds, result.cpu_seconds = time.perf_counter() - start, _cpu() - cpu_start
     if result.shapes_done < len(all_shapes):  # stopped at the first counterexample: the rest is unchecked
         for o in outcomes.values():
