@@ -12,7 +12,7 @@ QUICK_LADDER = [(2, 4), (3, 4), (3, 6)]
 # the composed models (verify.models.contracts) climb toward and past the goal, 6 members x 12 partitions
 LADDERS = {"sticky-constrained": [(3, 6), (4, 8), (6, 10), (6, 12), (7, 12), (7, 14)],
            "cooperative-sticky": [(3, 6), (4, 6), (5, 8), (6, 8), (6, 10)]}
-JOBS = 2  # this machine's cores: composed cells run in worker processes (other models ignore it)
+JOBS = 2  # this machine's cores: cells (composed models) or shapes (the others) run in worker processes
 
 
 def largest_proved(name: str, ladder: list[tuple[int, int]], budget: float) -> list[dict]:
