@@ -19,7 +19,8 @@ Composed models (Model.composed, verify.models.contracts) go one (members, parti
 instead: the stages are proved against their contracts once per size, and one query per invariant over
 fresh stage outputs covers every topic split of the cell (at 6 x 12: 72 cells instead of 468 shapes). A
 cell the composition does not prove falls back to the real model, shape by shape, which is also where
-every counterexample comes from. Cells can run in worker processes (`jobs`).
+every counterexample comes from. With `jobs`, worker processes prove the cells (or, for other models, the
+shapes) and this process takes their answers in order, so the smallest counterexample still wins.
 """
 
 from __future__ import annotations
