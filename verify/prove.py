@@ -32,7 +32,7 @@ import resource
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import z3
 
@@ -228,59 +228,67 @@ def _one_shape(model: Model, shape: Shape, generations: int, names: list[str], o
     return _prove_shape(model, inp, props, names, outcomes, left, result)
 
 
-Row = tuple  # a worker's answer: (status or why it gave up, solver calls, seconds, details)
+class Answer(NamedTuple):
+    """A worker's answer for a cell (status "proved" or "open") or a shape (why it gave up, or None, and
+    each invariant's status with its counterexample as problem JSON: a Problem does not pickle)."""
+
+    status: str | None
+    calls: int
+    seconds: float
+    statuses: dict[str, tuple[str, dict | None]] | None = None
 
 
-def _shape_rows(model: Model, shapes_: list[Shape], generations: int, deadline: float) -> list[tuple[Shape, Row]]:
-    """Shapes proved with the real model, in a worker (deadline: time.time()): per shape why it gave up (or
-    None), solver calls, seconds, and each invariant's status with its counterexample as problem JSON (a
-    Problem does not pickle)."""
+Answers = tuple[list[tuple[Shape, Answer]], list[tuple[Shape, Answer]]]  # (cells by carrier, shapes)
+
+
+def _shape_rows(model: Model, shapes_: list[Shape], generations: int, deadline: float) -> list[tuple[Shape, Answer]]:
+    """Shapes proved with the real model, in a worker (deadline: time.time())."""
     from assigncheck.spec.json_format import problem_to_json
 
     names, out = _invariant_names(model), []
     for shape in shapes_:
         if time.time() >= deadline:
-            out.append((shape, ("time ran out", 0, 0.0, {})))
+            out.append((shape, Answer("time ran out", 0, 0.0, {})))
             continue
         outcomes = {n: Outcome(n) for n in names}
         result, started = ProofResult(model.name, Bound(1, 1), outcomes), time.perf_counter()
         why = _one_shape(model, shape, generations, names, outcomes, lambda: deadline - time.time(), result, False)
         statuses = {n: (o.status, problem_to_json(o.problem) if o.problem is not None else None)
                     for n, o in outcomes.items()}
-        out.append((shape, (why, result.solver_calls, time.perf_counter() - started, statuses)))
+        out.append((shape, Answer(why, result.solver_calls, time.perf_counter() - started, statuses)))
     return out
 
 
 def _cells_job(name: str, topics: int, generations: int, deadline: float,
-               cells: list[tuple[Shape, list[Shape]]]) -> list[tuple[Shape, Row]]:
-    """A composed model's cells in a worker: per cell (its carrier shape) the status, solver calls, seconds;
-    a cell the composition does not prove is then proved shape by shape with the real model (its rows
-    follow). The cells of one task share a partition count, hence the keep contracts they prove."""
+               cells: list[tuple[Shape, list[Shape]]]) -> Answers:
+    """A composed model's cells in a worker, each by its carrier shape; a cell the composition does not prove
+    is then proved shape by shape with the real model. The cells of one task share a partition count, hence
+    the keep contracts they prove."""
     from .models import get_model
 
     model = get_model(name)
     composed = model.composed(topics)  # type: ignore[misc]
-    names, out = _invariant_names(composed), []
+    names, carriers, shape_rows = _invariant_names(composed), [], []
     for carrier, real in cells:
         if time.time() >= deadline:  # not even worth building the cell's terms
-            out.append((carrier, ("open", 0, 0.0, None)))
+            carriers.append((carrier, Answer("open", 0, 0.0)))
             continue
         result, started = ProofResult(name, Bound(1, 1), {}), time.perf_counter()
         status = _prove_cell(composed, carrier, generations, names, lambda: deadline - time.time(), result)
-        out.append((carrier, (status, result.solver_calls, time.perf_counter() - started, None)))
+        carriers.append((carrier, Answer(status, result.solver_calls, time.perf_counter() - started)))
         if status != "proved":
-            out += _shape_rows(model, real, generations, deadline)
-    return out
+            shape_rows += _shape_rows(model, real, generations, deadline)
+    return carriers, shape_rows
 
 
-def _shapes_job(name: str, generations: int, deadline: float, shapes_: list[Shape]) -> list[tuple[Shape, Row]]:
+def _shapes_job(name: str, generations: int, deadline: float, shapes_: list[Shape]) -> Answers:
     from .models import get_model
 
-    return _shape_rows(get_model(name), shapes_, generations, deadline)
+    return [], _shape_rows(get_model(name), shapes_, generations, deadline)
 
 
 def _ahead(model: Model, bound: Bound, cells: list[tuple[tuple[int, int], list[Shape]]], deadline: float,
-           jobs: int, result: ProofResult) -> tuple[dict[Shape, Row], dict[Shape, Row]]:
+           jobs: int, result: ProofResult) -> tuple[dict[Shape, Answer], dict[Shape, Answer]]:
     """What the workers prove before this process goes through the cells in order: (composed cells by
     carrier, shapes). Spawned processes (Z3 is not fork-safe), the largest tasks first; the model is looked
     up by name there, so only the registered models go parallel."""
@@ -301,15 +309,15 @@ def _ahead(model: Model, bound: Bound, cells: list[tuple[tuple[int, int], list[S
     else:  # one task per cell
         job, args = _shapes_job, (model.name, bound.generations, wall_deadline)
         tasks = [cell for _, cell in sorted(cells, key=lambda c: -c[0][0] * c[0][1])]
-    carriers: dict[Shape, Row] = {}
-    shape_rows: dict[Shape, Row] = {}
+    carriers: dict[Shape, Answer] = {}
+    shape_rows: dict[Shape, Answer] = {}
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) \
             as pool:
         for future in concurrent.futures.as_completed([pool.submit(job, *args, task) for task in tasks]):
-            for shape, row in future.result():
-                is_cell = row[3] is None
-                (carriers if is_cell else shape_rows)[shape] = row
-                result.solver_calls += row[1]
+            cells_done, shapes_done = future.result()
+            carriers.update(cells_done)
+            shape_rows.update(shapes_done)
+            result.solver_calls += sum(answer.calls for _, answer in cells_done + shapes_done)
     return carriers, shape_rows
 
 
@@ -355,15 +363,17 @@ def prove(model: Model, bound: Bound, seconds: float = 60.0, *, stop_at_first: b
         if composed is not None:
             cell_start = time.perf_counter()
             carrier = Shape(members, (partitions,))
-            status, _, cell_seconds, _ = ahead_cells.get(carrier) or (
-                _prove_cell(composed, carrier, bound.generations, names, left, result), 0, None, None)
+            ahead = ahead_cells.get(carrier)
+            status, cell_seconds = (ahead.status, ahead.seconds) if ahead else (
+                _prove_cell(composed, carrier, bound.generations, names, left, result), None)
             if status == "proved":
                 result.shapes_done += len(cell)
                 result.cells_composed += 1
                 result.per_shape.append((carrier, cell_seconds or time.perf_counter() - cell_start))
                 continue
             if left() <= 0:  # the workers may have proved later cells: they count
-                later = [c for (n, p), c in cells[i + 1:] if ahead_cells.get(Shape(n, (p,)), ("",))[0] == "proved"]
+                later = [c for (n, p), c in cells[i + 1:]
+                         if getattr(ahead_cells.get(Shape(n, (p,))), "status", None) == "proved"]
                 result.shapes_done += sum(map(len, later))
                 result.cells_composed += len(later)
                 return give_up(cell[0], "time ran out")
@@ -376,7 +386,7 @@ def prove(model: Model, bound: Bound, seconds: float = 60.0, *, stop_at_first: b
             worker_seconds = None
             if shape in ahead_shapes:  # proved in a worker: its counterexamples, unless a smaller one is known
                 why, _, worker_seconds, statuses = ahead_shapes[shape]
-                for n, (status, doc) in statuses.items():
+                for n, (status, doc) in (statuses or {}).items():
                     if status == "counterexample" and outcomes[n].status != "counterexample":
                         outcomes[n].status, outcomes[n].shape = "counterexample", shape
                         outcomes[n].problem = problem_from_json(doc)

@@ -25,7 +25,7 @@ def topic_rows(inp: Inputs, row: Sequence[z3.BoolRef]) -> list[Row]:
 
 def row_count(inp: Inputs, row: Sequence[z3.BoolRef]) -> z3.BitVecRef:
     """|row| as the sum of its per-topic counts (the form every constrained-model fact speaks about)."""
-    return total([prefixes(r, inp.width)[-1] for r in topic_rows(inp, row)], inp.width)
+    return total([laws.count(r, inp.width) for r in topic_rows(inp, row)], inp.width)
 
 
 def note_bounds(inp: Inputs, bools: Sequence[z3.BoolRef]) -> list[z3.BitVecRef]:

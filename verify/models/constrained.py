@@ -92,18 +92,18 @@ def assign(inp: Inputs, variant: str | None = None, stages: Stages = REAL) -> Ma
     if inp.facts is not None:
         # |U| == sum of needs: the kept counts are the keeps (plan: keep <= v), and keeps + needs == P
         chains.same_total(inp, list(kept_counts), keep_count)
-        avail = laws.prefixes(free, w)[-1]
+        avail = laws.count(free, w)
         instance = chains.instance
         instance(inp, "cancel", (), laws.total(list(kept_counts), w), avail, laws.total(keep_count, w),
                  laws.total(needs, w), inp.num(inp.shape.partition_count))
         for m in range(n):  # |out_m| == keep + need
-            counts = [laws.prefixes(r, w)[-1] for r in (out[m], kept[m], dealt[m])]
+            counts = [laws.count(r, w) for r in (out[m], kept[m], dealt[m])]
             instance(inp, "add_same", (), *counts, keep_count[m], needs[m])
             # retained: a member's valid and assigned partitions are its kept ones
             both = [z3.And(a, b) for a, b in zip(valid[m], out[m])]
             chains.same_count(inp, both, list(kept[m]))
-            instance(inp, "trans", (), laws.prefixes(both, w)[-1], kept_counts[m], keep_count[m])
-        chains.same_total(inp, [laws.prefixes([z3.And(a, b) for a, b in zip(valid[m], out[m])], w)[-1]
+            instance(inp, "trans", (), laws.count(both, w), kept_counts[m], keep_count[m])
+        chains.same_total(inp, [laws.count([z3.And(a, b) for a, b in zip(valid[m], out[m])], w)
                                 for m in range(n)], keep_count)
     return out
 
@@ -174,11 +174,11 @@ RELEVANT = {name: kinds | {f"r2:{k}" for k in kinds} for name, kinds in RELEVANT
 
 def _model(name: str, variant: str | None, stages: Stages = REAL) -> Model:
     fn = partial(assign, variant=variant, stages=stages)
-    composed = stages is REAL
+    real = stages is REAL
     return Model(name, "sticky-constrained", True, "member_id", "eager", fn,
                  partial(sticky_invariants, assign_fn=fn, chained=True), chained=True,
-                 relevant=RELEVANT if composed else _COMPOSED_RELEVANT, groups=GROUPS if composed else (),
-                 composed=(lambda topics: _model(name, variant, contracted(topics))) if composed else None)
+                 relevant=RELEVANT if real else _COMPOSED_RELEVANT, groups=GROUPS if real else (),
+                 composed=(lambda topics: _model(name, variant, contracted(topics))) if real else None)
 
 
 MODEL = _model("sticky-constrained", None)

@@ -20,6 +20,7 @@ fresh outputs may be unreachable): the prover then falls back to the real model,
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -30,7 +31,7 @@ from . import chains, laws
 from .encoding import Inputs, Shape, topic_vectors
 
 Row = list[z3.BoolRef]
-_fresh = iter(range(1 << 62))
+_fresh = itertools.count()  # distinct names for the fresh outputs of every stage instance
 
 
 def _bools(prefix: str, n: int) -> Row:
@@ -38,15 +39,11 @@ def _bools(prefix: str, n: int) -> Row:
     return [z3.Bool(f"{prefix}{k}_{i}") for i in range(n)]
 
 
-def _count(bools: Row, w: int) -> z3.BitVecRef:
-    return laws.prefixes(bools, w)[-1]
-
-
 def keep_guarantee(valid: Row, k: z3.BitVecRef, kept: Row) -> z3.BoolRef:
     """kept is a subset of valid of size min(k, |valid|), all of valid when k >= |valid|."""
     w = k.size()
-    v = _count(valid, w)
-    return z3.And(*[z3.Implies(a, b) for a, b in zip(kept, valid)], _count(kept, w) == laws.umin(k, v),
+    v = laws.count(valid, w)
+    return z3.And(*[z3.Implies(a, b) for a, b in zip(kept, valid)], laws.count(kept, w) == laws.umin(k, v),
                   z3.Implies(z3.ULE(v, k), z3.And(*[a == b for a, b in zip(kept, valid)])))
 
 
@@ -55,7 +52,7 @@ def deal_guarantee(needs: list[z3.BitVecRef], free: Row, got: list[Row], laps: i
     |U| is the sum of the needs."""
     w = needs[0].size()
     n, nparts = len(needs), len(free)
-    counts = [_count(row, w) for row in got]
+    counts = [laws.count(row, w) for row in got]
     exact = z3.And(*[c == x for c, x in zip(counts, needs)],
                    *[z3.Implies(free[p], z3.Or(*[row[p] for row in got])) for p in range(nparts)])
     return z3.Implies(
@@ -63,7 +60,7 @@ def deal_guarantee(needs: list[z3.BitVecRef], free: Row, got: list[Row], laps: i
         z3.And(*[z3.Implies(got[m][p], free[p]) for m in range(n) for p in range(nparts)],
                *[z3.Not(z3.And(got[a][p], got[b][p])) for p in range(nparts) for a in range(n) for b in range(a)],
                *[z3.ULE(c, x) for c, x in zip(counts, needs)],
-               z3.Implies(_count(free, w) == laws.total(needs, w), exact)),
+               z3.Implies(laws.count(free, w) == laws.total(needs, w), exact)),
     )
 
 
@@ -85,13 +82,13 @@ def _keep(inp: Inputs, valid: Row, k: z3.BitVecRef, *, topics: int) -> tuple[Row
     kept = _bools("kept", len(valid))
     chains.note_bounds(inp, valid)  # |valid| <= P, as the real stage notes it (the plan's facts assume it)
     inp.note(("contract", "keep", len(valid), topics, inp.width), keep_guarantee(valid, k, kept))
-    return kept, _count(kept, inp.width)
+    return kept, laws.count(kept, inp.width)
 
 
 def _deal(inp: Inputs, needs: list[z3.BitVecRef], free: Row, laps: int) -> tuple[list[Row], list[z3.BitVecRef]]:
     got = [_bools(f"got{m}_", len(free)) for m in range(len(needs))]
     inp.note(("contract", "deal", len(needs), len(free), laps, inp.width), deal_guarantee(needs, free, got, laps))
-    return got, [_count(row, inp.width) for row in got]
+    return got, [laws.count(row, inp.width) for row in got]
 
 
 def contracted(topics: int) -> Stages:

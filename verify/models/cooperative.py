@@ -55,11 +55,11 @@ def invariants(inp: Inputs, holder: str = "valid", stages: Stages = REAL) -> dic
 
 
 def _model(name: str, holder: str, stages: Stages = REAL) -> Model:
-    composed = stages is REAL
+    real = stages is REAL
     return Model(name, "cooperative-sticky", True, "member_id", "cooperative",
                  partial(assign, holder=holder, stages=stages), partial(invariants, holder=holder, stages=stages),
                  chained=True,  # the eager part notes the constrained model's law chains
-                 composed=(lambda topics: _model(name, holder, contracted(topics))) if composed else None)
+                 composed=(lambda topics: _model(name, holder, contracted(topics))) if real else None)
 
 
 MODEL = _model("cooperative-sticky", "valid")

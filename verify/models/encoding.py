@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import z3
 
+from . import laws
 from .laws import val, valid_column
 
 
@@ -119,11 +120,7 @@ def concrete(
 
 def count(inp: Inputs, bools: Sequence[z3.BoolRef]) -> z3.BitVecRef:
     """How many of `bools` hold, as a bit-vector."""
-    one, zero = inp.num(1), inp.num(0)
-    total = zero
-    for b in bools:
-        total = total + z3.If(b, one, zero)
-    return total
+    return laws.count(bools, inp.width)
 
 
 def umin(a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BitVecRef:

@@ -75,11 +75,16 @@ def total(terms: Sequence[z3.BitVecRef], w: int) -> z3.BitVecRef:
 
 
 def prefixes(bools: Sequence[z3.BoolRef], w: int) -> list[z3.BitVecRef]:
-    """[count(bools[:i]) for i in 0..len]: the same terms as encoding.count builds."""
+    """[count(bools[:i]) for i in 0..len]."""
     out = [val(w, 0)]
     for b in bools:
         out.append(out[-1] + bit(b, w))
     return out
+
+
+def count(bools: Sequence[z3.BoolRef], w: int) -> z3.BitVecRef:
+    """How many of `bools` hold, as a `w`-bit vector (the last prefix count: one term for every user)."""
+    return prefixes(bools, w)[-1]
 
 
 def umin(a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BitVecRef:
