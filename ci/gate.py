@@ -1,113 +1,66 @@
-"""`assigncheck gate`: every stage on every target, within the profile's time budgets.
+"""`assigncheck gate`: every stage on every target, within the profile's budgets; verdicts users can trust.
 
-Stages, in order: `properties` (hypothesis over the spec's strategies), `proofs` (Z3 models for the
-built-in assignors that have one, small-scope exhaustive checking for the rest), `fuzz` (atheris),
-`campaign` (a Spark differential campaign). Each stage module exposes `run(target, ctx) -> StageResult`.
+Stages, in order (`ci.stages`): `properties` (hypothesis over the spec's strategies), `proofs` (Z3 models for
+the built-in assignors that have one, small-scope exhaustive checking for the rest), `fuzz` (atheris),
+`campaign` (a Spark differential campaign). Every stage holds a target to the same promises: the target is
+loaded once from its reference (`impl.registry.load`), and worker processes load that same reference.
+
+A run is stateless: it works in a directory of its own inside the report directory and publishes it (the
+reproducers, the fuzz corpus, the campaign rows) only when every stage is done, so nothing of an earlier run
+is resumed or aggregated, and an interrupted run (Ctrl-C) leaves the previous reports as they were.
+
+A finding fails the gate only once its reproducer, replayed from the file alone in a fresh process, shows
+the same invariant broken (`ci.findings.confirm`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib
-import re
+import os
+import shutil
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from assigncheck.ci.context import PROFILES, Context
+from assigncheck.ci.findings import confirm
 from assigncheck.ci.results import Finding, GateResult, StageResult
+from assigncheck.ci.stages import STAGES
+from assigncheck.spec.check import hang_limit
 from assigncheck.spec.errors import InputError
-from assigncheck.spec.json_format import save_problem
-from assigncheck.spec.model import AnyProblem, StreamsProblem
 from assigncheck.spec.promises import Assignor
 
-STAGES = ("properties", "proofs", "fuzz", "campaign")
+PUBLISHED = ("reproducers", "fuzz", "campaign")  # what a run leaves in the report directory besides the reports
+WORK_PREFIX = ".gate-run-"
 
 
-@dataclass(frozen=True)
-class Profile:
-    """Time and size budgets per stage (per target unless said otherwise)."""
-
-    name: str
-    examples: int  # hypothesis examples
-    properties_s: float
-    proofs_s: float
-    fuzz_s: float
-    campaign_instances: int  # for all targets together
-    campaign_shards: int
+def _stage(name: str) -> Callable[..., Any]:
+    return importlib.import_module(f"assigncheck.ci.stages.{name}").run
 
 
-PROFILES = {
-    # `quick` fits in 5 minutes on 2 cores for all built-in assignors (what `make gate` runs).
-    "quick": Profile("quick", examples=600, properties_s=12, proofs_s=10, fuzz_s=6, campaign_instances=4000,
-                     campaign_shards=4),
-    "full": Profile("full", examples=2000, properties_s=120, proofs_s=60, fuzz_s=120, campaign_instances=200_000,
-                    campaign_shards=32),
-}
+def check_report_dir(report_dir: str | Path) -> Path:
+    """The report directory, created if need be; an InputError before any stage runs if it cannot be one."""
+    path = Path(report_dir)
+    if str(report_dir) == "":
+        raise InputError("--report-dir", "must not be empty")
+    if path.exists() and not path.is_dir():
+        raise InputError("--report-dir", f"{path} exists and is not a directory")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / f"{WORK_PREFIX}probe-{os.getpid()}"
+        probe.mkdir()
+        probe.rmdir()
+    except OSError as e:
+        raise InputError("--report-dir", f"cannot write in {path}: {e.strerror or e}") from None
+    return path
 
 
-@dataclass
-class Context:
-    """What every stage gets besides its target."""
-
-    profile: Profile
-    report_dir: Path
-    seed: int = 0
-    master: str | None = None
-    progress: Callable[[str], None] = field(default=lambda message: None)
-
-    def save_reproducer(self, stage: str, target: str, invariant: str, problem: AnyProblem, message: str) -> str:
-        """Write the problem that shows a finding, once per (stage, target, invariant, content). The note
-        uses the fuzzer's key=value layout, so `assigncheck replay FILE` needs no --target."""
-        from assigncheck.spec.json_format import dumps, problem_to_json
-
-        digest = hashlib.sha1(dumps(problem_to_json(problem)).encode()).hexdigest()[:10]
-        slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{stage}-{target}-{invariant}")[:120]
-        path = self.report_dir / "reproducers" / f"{slug}-{digest}.json"
-        note = (f"assignor: {target}. gate finding; target={target}; invariant={invariant}; stage={stage}; "
-                f"seed={self.seed}; message={message}")
-        save_problem(problem, path, note=note)
-        return str(path)
-
-
-def target_spec(target: Assignor) -> str:
-    """The `--target` string that loads this target again in another process (fuzz jobs, executors)."""
-    inner = getattr(target, "inner", target)  # a target whose promises the command line declared
-    return getattr(inner, "spec", None) or inner.name
-
-
-def is_streams(problem: AnyProblem) -> bool:
-    return isinstance(problem, StreamsProblem)
-
-
-def shrink(target: Assignor, problem: AnyProblem, invariant: str, seconds: float = 10.0) -> AnyProblem:
-    """Delta-debug a failing problem (the fuzzer's minimizer) while `invariant` still breaks on it."""
-    from assigncheck.fuzz.minimize import minimize
-    from assigncheck.spec.check import check_assignor
-
-    def still_fails(candidate: AnyProblem) -> bool:
-        return any(v.invariant == invariant for v in check_assignor(target, candidate, measure=False)[1].violations)
-
-    return minimize(problem, still_fails, seconds=seconds)
-
-
-def findings_from_report(stage: str, target: Assignor, report: Any, problem: AnyProblem, ctx: Context,
-                         *, seed: int | None = None, how: str = "") -> list[Finding]:
-    """Turn a failing `spec.check.Report` into findings that point at one written, minimized reproducer."""
-    if report.ok:
-        return []
-    from assigncheck.spec.check import check_assignor
-
-    problem = shrink(target, problem, report.violations[0].invariant)
-    report = check_assignor(target, problem)[1]
-    first = report.violations[0]
-    path = ctx.save_reproducer(stage, target_spec(target), first.invariant, problem, f"{first.message}{how}")
-    return [Finding.of(stage, target.name, v, reproducer=path, seed=seed) for v in report.violations]
-
-
-def _stage(name: str) -> Callable[[Assignor, Context], StageResult]:
-    return importlib.import_module(f"assigncheck.ci.stage_{name}").run
+def _load_note(cores: int) -> str:
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    busy = " (busier than its cores: stages may check less, each says how much)" if load > cores else ""
+    return f"load average {load:.1f} on {cores} core(s) at the start{busy}"
 
 
 def run_gate(targets: Sequence[Assignor], profile: str = "quick", report_dir: str | Path = "reports",
@@ -115,31 +68,75 @@ def run_gate(targets: Sequence[Assignor], profile: str = "quick", report_dir: st
              progress: Callable[[str], None] | None = None) -> GateResult:
     if profile not in PROFILES:
         raise InputError("--profile", f"must be one of {', '.join(PROFILES)}, got {profile!r}")
+    if not stages:
+        raise InputError("--stages", "name at least one stage")
     for s in stages:
         if s not in STAGES:
             raise InputError("--stages", f"unknown stage {s!r}; stages are {', '.join(STAGES)}")
-    ctx = Context(PROFILES[profile], Path(report_dir), seed, master, progress or (lambda message: None))
-    result = GateResult(profile, tuple(t.name for t in targets))
+    root = check_report_dir(report_dir)
+    work = root / f"{WORK_PREFIX}{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
+    work.mkdir()
+    ctx = Context(PROFILES[profile], work, seed, master, progress or (lambda message: None))
+    result = GateResult(profile, tuple(t.name for t in targets), notes=[_load_note(os.cpu_count() or 1)])
     started = time.monotonic()
-    for stage in stages:
-        run = _stage(stage)
-        if stage == "campaign":  # one Spark campaign covers every target at once
-            ctx.progress(f"campaign: {ctx.profile.campaign_instances} instances × {len(targets)} target(s) on Spark")
-            result.stages.extend(_guarded(lambda run=run: run(list(targets), ctx), stage, "all"))
-            continue
-        for target in targets:
-            ctx.progress(f"{stage}: {target.name}")
-            result.stages.extend(_guarded(lambda run=run, t=target: [run(t, ctx)], stage, target.name))
-    result.seconds = time.monotonic() - started
+    try:
+        for stage in stages:
+            run = _stage(stage)
+            if stage == "campaign":  # one Spark campaign covers every target at once
+                ctx.progress(f"campaign: {ctx.profile.campaign_instances} instances × {len(targets)} target(s)")
+                done = _guarded(lambda run=run: run(list(targets), ctx), stage, "all")
+            else:
+                done = []
+                for target in targets:
+                    ctx.progress(f"{stage}: {target.name}")
+                    done += _guarded(lambda run=run, t=target: [run(t, ctx)], stage, target.name)
+            result.stages += [_confirmed(r, targets, ctx) for r in done]
+        result.seconds = time.monotonic() - started
+        _publish(work, root, result)
+    except BaseException:  # Ctrl-C or a usage error: the previous reports stay as they were
+        shutil.rmtree(work, ignore_errors=True)
+        raise
     return result
+
+
+def _confirmed(stage: StageResult, targets: Sequence[Assignor], ctx: Context) -> StageResult:
+    """The stage's findings, each confirmed by a replay in a fresh process (or not), and its work checked."""
+    by_name = {t.name: t for t in targets}
+    if stage.findings:
+        ctx.progress(f"{stage.stage}: replaying {len(stage.findings)} finding(s) for {stage.target}")
+        stage.findings = confirm(stage.findings, lambda f: by_name.get(f.target), ctx,
+                                 4 * hang_limit(ctx.profile.budget_s) + 60)
+    if stage.work is not None and stage.work.short:
+        stage.notes.append(f"ran {stage.work}: under half of its nominal work")
+    return stage
+
+
+def _publish(work: Path, root: Path, result: GateResult) -> None:
+    """Move this run's files into the report directory, replacing an earlier run's, and point the findings
+    at their published reproducers."""
+    for name in PUBLISHED:
+        old, new = root / name, work / name
+        if old.exists():
+            shutil.rmtree(old) if old.is_dir() else old.unlink()
+        if new.exists():
+            new.rename(old)
+    prefix = str(work)
+
+    def moved(f: Finding) -> Finding:
+        if f.reproducer and f.reproducer.startswith(prefix):
+            return replace(f, reproducer=str(root) + f.reproducer[len(prefix):])
+        return f
+
+    for stage in result.stages:
+        stage.findings = [moved(f) for f in stage.findings]
+    shutil.rmtree(work, ignore_errors=True)
 
 
 def _guarded(call: Callable[[], Any], stage: str, target: str) -> list[StageResult]:
     """A stage that breaks is reported as a stage error, never as a harness traceback."""
     started = time.monotonic()
     try:
-        out = call()
-        return list(out)
+        return list(call())
     except InputError:
         raise
     except Exception as e:  # noqa: BLE001 - reported in every report, and fails the gate

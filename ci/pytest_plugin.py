@@ -44,18 +44,22 @@ class AssignCheck:
     def check(self, assignor: Any, *, promises: str | None = None, stages: Sequence[str] | None = None,
               seed: int = 0) -> Any:
         from assigncheck.ci.gate import run_gate
-        from assigncheck.ci.summary import Declared
-        from assigncheck.impl.registry import load_target
+        from assigncheck.impl.registry import Declared, load, probe
         from assigncheck.spec.json_format import load_problem, problem_to_json
         from assigncheck.spec.promises import Promises
+        from assigncheck.spec.reproducer import TargetRef
 
-        target = load_target(assignor) if isinstance(assignor, str) else _as_target(assignor)
-        if promises is not None:
-            target = Declared(target, Promises.parse(promises))
+        if isinstance(assignor, str):  # a target spec: loaded as the command line loads it
+            target = probe(load(TargetRef(assignor, promises)))
+        else:
+            target = _as_target(assignor)
+            if promises is not None:
+                declared = Promises.parse(promises)
+                target = Declared(target, declared, TargetRef(target.name, declared.to_text()))
         result = run_gate([target], self.profile, self.report_dir, stages or self.stages, seed)
         if result.exit_code:
             lines = [f"assigncheck: {target.name} failed the {self.profile} gate:"]
-            for f in result.findings[:5]:
+            for f in [f for f in result.findings if f.fails][:5]:
                 lines.append(f"- {f.stage} / {f.invariant}: {f.message}")
                 if f.reproducer:
                     import json

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
 
-from assigncheck.ci.results import Finding, GateResult
+from assigncheck.ci.results import STATUSES, Finding, GateResult
 from assigncheck.spec.json_format import write_atomic
 
 
@@ -30,7 +30,12 @@ def write_all(result: GateResult, report_dir: str | Path, rows: Sequence[dict[st
 def _finding_text(f: Finding) -> str:
     where = f" (reproducer: {f.reproducer})" if f.reproducer else ""
     seed = f" seed={f.seed}" if f.seed is not None else ""
-    return f"{f.invariant}: {f.message}{where}{seed}"
+    why = f" [{f.status}: {f.why}]" if f.why else f" [{f.status}]"
+    return f"{f.invariant}: {f.message}{where}{seed}{why}"
+
+
+def _promises(text: str | None) -> str:
+    return "unknown" if text is None else (text or "H1-H8 only")
 
 
 def junit_xml(result: GateResult) -> str:
@@ -42,6 +47,10 @@ def junit_xml(result: GateResult) -> str:
             failures=str(sum(1 for _, f in cases if f)), errors="1" if stage.error else "0",
             time=f"{stage.seconds:.2f}",
         )
+        props = ET.SubElement(suite, "properties")
+        ET.SubElement(props, "property", name="promises", value=_promises(stage.promises))
+        if stage.work is not None:
+            ET.SubElement(props, "property", name="work", value=str(stage.work))
         per_case = stage.seconds / max(1, len(cases))
         for invariant, finding in cases:
             case = ET.SubElement(suite, "testcase", classname=f"{stage.target}.{stage.stage}", name=invariant,
@@ -55,6 +64,10 @@ def junit_xml(result: GateResult) -> str:
         if stage.skipped:
             case = ET.SubElement(suite, "testcase", classname=f"{stage.target}.{stage.stage}", name="stage")
             ET.SubElement(case, "skipped", message=str(stage.stats["skipped"]))
+        apart = [f for f in stage.findings if not f.fails]
+        if apart or stage.notes:  # listed, not failing: unconfirmed and unreachable findings, warnings
+            ET.SubElement(suite, "system-out").text = "\n".join(
+                [*(_finding_text(f) for f in apart), *(f"note: {n}" for n in stage.notes)])
     ET.indent(suites)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
 
@@ -63,32 +76,46 @@ def _status(ok: bool) -> str:
     return "✅" if ok else "❌"
 
 
+def _md(text: str, limit: int = 200) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")[:limit]
+
+
 def markdown(result: GateResult) -> str:
     stages = sorted({s.stage for s in result.stages}, key=[s.stage for s in result.stages].index)
+    counts = ", ".join(f"{len(result.by_status(s))} {s}" for s in STATUSES)  # type: ignore[arg-type]
     lines = [
         f"## assigncheck gate ({result.profile}): {'passed' if result.exit_code == 0 else 'FAILED'}",
         "",
-        f"{len(result.targets)} target(s), {len(result.findings)} finding(s), {result.seconds:.0f} s.",
+        f"{len(result.targets)} target(s), findings: {counts}; {result.seconds:.0f} s.",
         "",
         "| target | " + " | ".join(stages) + " |",
         "|---|" + "---|" * len(stages),
     ]
-    for target in result.targets:
+    for target in (*result.targets, "all"):
         cells = []
         for stage in stages:
             rs = [s for s in result.stages if s.target == target and s.stage == stage]
-            cells.append(" ".join("skipped" if r.skipped else f"{_status(r.ok)} {len(r.findings) or ''}".strip()
-                                  for r in rs) or "–")
-        lines.append(f"| `{target}` | " + " | ".join(cells) + " |")
-    if result.findings:
-        lines += ["", "### Findings", "", "| target | stage | invariant | message | reproducer |",
-                  "|---|---|---|---|---|"]
-        for f in result.findings:
-            msg = f.message.replace("|", "\\|").replace("\n", " ")[:200]
-            lines.append(f"| `{f.target}` | {f.stage} | {f.invariant} | {msg} | {f.reproducer or ''} |")
+            cells.append(" ".join("skipped" if r.skipped else
+                                  f"{_status(r.ok)} {len(r.failing()) or ''}".strip()
+                                  + (f" ({r.work})" if r.work else "") for r in rs) or "–")
+        if any(c != "–" for c in cells):
+            lines.append(f"| `{target}` | " + " | ".join(cells) + " |")
+    lines += ["", "Promises enforced per stage: " + "; ".join(
+        f"{s.stage}/`{s.target}`: {_promises(s.promises)}" for s in result.stages if not s.skipped)]
+    for status in STATUSES:
+        found = result.by_status(status)  # type: ignore[arg-type]
+        if not found:
+            continue
+        lines += ["", f"### Findings: {status} ({STATUSES[status]})", "",
+                  "| target | stage | invariant | message | reproducer | why |", "|---|---|---|---|---|---|"]
+        for f in found:
+            lines.append(f"| `{f.target}` | {f.stage} | {f.invariant} | {_md(f.message)} | {f.reproducer or ''} | "
+                         f"{_md(f.why, 160)} |")
     errors = [s for s in result.stages if s.error]
     if errors:
         lines += ["", "### Stage errors", ""] + [f"- {s.stage} / `{s.target}`: {s.error}" for s in errors]
+    if result.warnings:
+        lines += ["", "### Notes", ""] + [f"- {w}" for w in result.warnings]
     return "\n".join(lines) + "\n"
 
 
@@ -151,16 +178,20 @@ def html_page(result: GateResult, rows: Sequence[dict[str, Any]] = ()) -> str:
     table_rows = "".join(
         f"<tr class='{'ok' if s.ok else 'bad'}'><td>{esc(s.target)}</td><td>{esc(s.stage)}</td>"
         f"<td>{'skipped' if s.skipped else 'pass' if s.ok else 'ERROR' if s.error else 'FAIL'}</td>"
-        f"<td>{len(s.findings)}</td>"
+        f"<td>{len(s.failing())}</td>"
+        f"<td>{esc(str(s.work) if s.work else '')}</td>"
+        f"<td>{esc(_promises(s.promises))}</td>"
         f"<td>{s.seconds:.1f}</td>"
         f"<td>{esc(s.error or ', '.join(f'{k}={v}' for k, v in s.stats.items()))}</td></tr>"
         for s in result.stages
     )
     findings = "".join(
-        f"<tr><td>{esc(f.target)}</td><td>{esc(f.stage)}</td><td>{esc(f.invariant)}</td>"
-        f"<td>{esc(f.message)}</td><td>{esc(f.reproducer or '')}</td></tr>"
-        for f in result.findings
-    ) or "<tr><td colspan='5'>none</td></tr>"
+        f"<tr class='{f.status}'><td>{esc(f.status)}</td><td>{esc(f.target)}</td><td>{esc(f.stage)}</td>"
+        f"<td>{esc(f.invariant)}</td><td>{esc(f.message)}</td><td>{esc(f.reproducer or '')}</td>"
+        f"<td>{esc(f.why)}</td></tr>"
+        for status in STATUSES for f in result.by_status(status)  # type: ignore[arg-type]
+    ) or "<tr><td colspan='7'>none</td></tr>"
+    notes = "".join(f"<li>{esc(w)}</li>" for w in result.warnings) or "<li>none</li>"
     figures = "".join(
         f"<figure><figcaption>{esc(title)}</figcaption><img alt='{esc(title)}' src='data:image/png;base64,{png}'>"
         "</figure>"
@@ -176,13 +207,19 @@ tr.ok td:nth-child(3) {{ color: #185; }} tr.bad td:nth-child(3) {{ color: #b22; 
 figure {{ display: inline-block; margin: 1em; }} figcaption {{ font-weight: bold; }}
 </style></head><body>
 <h1 id="verdict">assigncheck gate ({esc(result.profile)}): {verdict}</h1>
-<p>{len(result.targets)} target(s), {len(result.findings)} finding(s), {result.seconds:.0f} s.</p>
+<p>{len(result.targets)} target(s), {len(result.by_status("confirmed"))} confirmed finding(s)
+({len(result.by_status("unconfirmed"))} unconfirmed, {len(result.by_status("unreachable"))} unreachable: listed,
+not failing), {result.seconds:.0f} s.</p>
 <h2>Stages</h2>
-<table id="stages"><tr><th>target</th><th>stage</th><th>result</th><th>findings</th><th>s</th><th>stats</th></tr>
+<table id="stages"><tr><th>target</th><th>stage</th><th>result</th><th>findings</th><th>work done</th>
+<th>promises enforced</th><th>s</th><th>stats</th></tr>
 {table_rows}</table>
 <h2>Findings</h2>
-<table id="findings"><tr><th>target</th><th>stage</th><th>invariant</th><th>message</th><th>reproducer</th></tr>
+<table id="findings"><tr><th>status</th><th>target</th><th>stage</th><th>invariant</th><th>message</th>
+<th>reproducer</th><th>why</th></tr>
 {findings}</table>
+<h2>Notes</h2>
+<ul id="notes">{notes}</ul>
 <h2>Plots</h2>
 {figures}
 </body></html>

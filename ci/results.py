@@ -1,16 +1,23 @@
-"""What the gate's stages produce: cases (pass/fail per target × stage × invariant) and findings."""
+"""What the gate's stages produce: cases (pass/fail per target × stage × invariant), findings and the work done."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from assigncheck.spec.violations import Violation
+
+Status = Literal["confirmed", "unconfirmed", "unreachable"]
+STATUSES: dict[str, str] = {
+    "confirmed": "replayed from its reproducer file alone, in a fresh process: fails the gate",
+    "unconfirmed": "did not replay from its reproducer file: listed, does not fail the gate",
+    "unreachable": "on a problem no real consumer group can produce: listed, does not fail the gate",
+}
 
 
 @dataclass(frozen=True)
 class Finding:
-    """One violation with everything that reproduces it (SPEC.md §9)."""
+    """One distinct failure (a signature) with everything that reproduces it (SPEC.md §9)."""
 
     stage: str
     target: str
@@ -20,11 +27,35 @@ class Finding:
     seed: int | None = None
     members: tuple[str, ...] = ()
     partitions: tuple[tuple[str, int], ...] = ()
+    cause: str = ""
+    signature: str = ""
+    status: Status = "unconfirmed"  # set by the gate once `assigncheck replay FILE` has been tried
+    why: str = ""  # why it is unconfirmed or unreachable
 
     @classmethod
-    def of(cls, stage: str, target: str, v: Violation, *, reproducer: str | None = None,
-           seed: int | None = None) -> Finding:
-        return cls(stage, target, v.invariant, v.message, reproducer, seed, v.members, v.partitions)
+    def of(cls, stage: str, target: str, v: Violation, **kw: Any) -> Finding:
+        return cls(stage, target, v.invariant, v.message, members=v.members, partitions=v.partitions,
+                   cause=v.cause, **kw)
+
+    @property
+    def fails(self) -> bool:
+        return self.status == "confirmed"
+
+
+@dataclass
+class Work:
+    """How much a stage checked, against what its profile asked for: a busy machine checks less, and says so."""
+
+    done: int
+    nominal: int
+    unit: str  # examples, problems, execs, instances, shapes
+
+    @property
+    def short(self) -> bool:
+        return self.nominal > 0 and self.done < self.nominal / 2
+
+    def __str__(self) -> str:
+        return f"{self.done:,}/{self.nominal:,} {self.unit}"
 
 
 @dataclass
@@ -34,22 +65,28 @@ class StageResult:
     seconds: float = 0.0
     checked: tuple[str, ...] = ()  # invariant ids this stage checked for this target
     findings: list[Finding] = field(default_factory=list)
-    stats: dict[str, Any] = field(default_factory=dict)  # e.g. examples, execs/s, bound proved
+    stats: dict[str, Any] = field(default_factory=dict)  # e.g. exec/s, bound proved
     error: str | None = None  # the stage itself could not run (reported, and fails the gate)
+    promises: str | None = None  # the promises enforced, as `--promises` text ("" = H1-H8 only)
+    work: Work | None = None
+    notes: list[str] = field(default_factory=list)  # warnings: short work, circuit breaker, protocol notes
 
     @property
     def ok(self) -> bool:
-        return not self.findings and self.error is None
+        return not any(f.fails for f in self.findings) and self.error is None
 
     @property
     def skipped(self) -> bool:
         """The stage had nothing it could check for this target (the reason is in stats["skipped"])."""
         return "skipped" in self.stats
 
+    def failing(self) -> list[Finding]:
+        return [f for f in self.findings if f.fails]
+
     def cases(self) -> list[tuple[str, Finding | None]]:
-        """One (invariant, first finding or None) per checked invariant, plus any unexpected ids."""
+        """One (invariant, first confirmed finding or None) per checked invariant, plus any unexpected ids."""
         first: dict[str, Finding] = {}
-        for f in self.findings:
+        for f in self.failing():
             first.setdefault(f.invariant, f)
         ids = list(self.checked) + sorted(set(first) - set(self.checked))
         return [(i, first.get(i)) for i in ids]
@@ -57,6 +94,7 @@ class StageResult:
     def to_json(self) -> dict[str, Any]:
         doc = asdict(self)
         doc["ok"] = self.ok
+        doc["work"] = None if self.work is None else {**asdict(self.work), "short": self.work.short}
         return doc
 
 
@@ -66,11 +104,18 @@ class GateResult:
     targets: tuple[str, ...]
     stages: list[StageResult] = field(default_factory=list)
     seconds: float = 0.0
-    artifacts: dict[str, str] = field(default_factory=dict)  # extra files for the reports (campaign rows)
+    notes: list[str] = field(default_factory=list)  # gate-wide: what ran, under what load
 
     @property
     def findings(self) -> list[Finding]:
         return [f for s in self.stages for f in s.findings]
+
+    def by_status(self, status: Status) -> list[Finding]:
+        return [f for f in self.findings if f.status == status]
+
+    @property
+    def warnings(self) -> list[str]:
+        return [*self.notes, *(f"{s.stage} / {s.target}: {n}" for s in self.stages for n in s.notes)]
 
     @property
     def exit_code(self) -> int:
@@ -82,5 +127,7 @@ class GateResult:
             "targets": list(self.targets),
             "seconds": round(self.seconds, 2),
             "ok": self.exit_code == 0,
+            "counts": {status: len(self.by_status(status)) for status in STATUSES},  # type: ignore[arg-type]
+            "warnings": self.warnings,
             "stages": [s.to_json() for s in self.stages],
         }

@@ -31,6 +31,8 @@ from typing import Any
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.json_format import open_manifest, write_atomic
 
+from .triage import slug
+
 MANIFEST = "fuzz-campaign.json"
 TASK_RUNNER = "assigncheck.fuzz.runner"  # `python -m` entry point of one fuzzing job (the fuzz engineer's)
 VECTORS = Path(__file__).resolve().parent.parent / "tests" / "vectors"  # seeds, in a source checkout
@@ -65,12 +67,6 @@ class FuzzTask:
     seed: int
     seconds: int
     workdir: str  # holds in/ (the corpus slice), new/ (what libFuzzer adds) and artifacts/
-
-
-def slug(target: str) -> str:
-    """A directory name for any target spec (`cmd:...` may hold anything): readable part + short hash."""
-    readable = re.sub(r"[^A-Za-z0-9_.-]+", "_", target).strip("_")[:40]
-    return f"{readable}-{hashlib.sha1(target.encode()).hexdigest()[:8]}"
 
 
 def task_seed(seed: int, round_: int, target: str, index: int) -> int:
@@ -187,9 +183,11 @@ def _collect(task: FuzzTask, reproducers: Path) -> list[dict[str, Any]]:
             violation = target.run(data)
             written = violation and triage.record_codec(task.target, violation, data, reproducers, seed=task.seed)
         else:
-            finding = target.run(data)
-            recorded = finding and triage.record(target, finding, reproducers, seed=task.seed)
-            written = recorded.path if recorded and recorded.new else None  # a known one is already listed
+            for finding in target.run(data):
+                recorded = triage.record(target, finding, reproducers, seed=task.seed)
+                if recorded.new:  # a known one is already listed
+                    found.append({"file": recorded.path.name, "new": True})
+            continue
         if written:
             found.append({"file": Path(written).name, "new": True})
     return found
@@ -232,10 +230,11 @@ def run_fuzz_campaign(campaign: FuzzCampaign, out: str | Path, *, spark: Any = N
 
 def _invariant_of(path: Path) -> str:
     """The invariant a reproducer file names (a `fuzz.triage` note, or a codec finding's field)."""
-    from .triage import parse_note
+    from assigncheck.spec.reproducer import record_of
 
     doc = json.loads(path.read_text(encoding="utf-8"))
-    return str(doc.get("invariant") or parse_note(str(doc.get("note", ""))).get("invariant", "unknown"))
+    record = record_of(doc) if "invariant" not in doc else None
+    return str(doc.get("invariant") or (record.invariant if record else "unknown"))
 
 
 def _summary(campaign: FuzzCampaign, root: Path) -> dict[str, Any]:

@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from .triage import safe_name
+from .triage import slug
 
 STATUS = re.compile(r"^#(\d+)\s+\w+\s+cov: (\d+).*?exec/s: (\d+)")
 FINDING = re.compile(r"^FINDING (new|known) (\S+) (.+)$")
+PROMISES = re.compile(r"^PROMISES (.*)$")
 
 
 @dataclass
@@ -29,6 +30,7 @@ class JobState:
     rate: int = 0
     lines: list[str] = field(default_factory=list)  # the tail, for the error report of a failed job
     artifacts: list[str] = field(default_factory=list)  # libFuzzer's crash-/timeout- inputs
+    promises: str | None = None  # what the job's target enforces, as it said itself
 
 
 @dataclass
@@ -39,6 +41,7 @@ class TargetResult:
     cov: int
     findings: dict[str, str]  # path -> invariant
     failed_jobs: list[str]
+    promises: str | None = None  # the promises the jobs enforced (as they reported them)
 
     @property
     def rate(self) -> float:
@@ -53,6 +56,9 @@ def _read(stream: TextIO, state: JobState, findings: dict[str, str], lock: threa
             m = STATUS.match(line)
             if m:
                 state.execs, state.cov, state.rate = int(m[1]), int(m[2]), int(m[3])
+            p = PROMISES.match(line)
+            if p:
+                state.promises = p[1]
             if "Test unit written to " in line:
                 state.artifacts.append(line.split("Test unit written to ", 1)[1].strip())
             f = FINDING.match(line)
@@ -61,14 +67,15 @@ def _read(stream: TextIO, state: JobState, findings: dict[str, str], lock: threa
 
 
 def _command(target: str, out: Path, corpus: Path, seeds: Path, seconds: float, seed: int, budget_s: float,
-             engine: str, max_len: int) -> list[str]:
+             engine: str, max_len: int, minimize_s: float) -> list[str]:
     return [sys.executable, "-m", "assigncheck.fuzz.runner", "--target", target, "--out", str(out),
             "--corpus", str(corpus), "--seeds", str(seeds), "--seconds", str(seconds), "--seed", str(seed),
-            "--budget", str(budget_s), "--engine", engine, "--max-len", str(max_len)]
+            "--budget", str(budget_s), "--engine", engine, "--max-len", str(max_len),
+            "--minimize-seconds", str(minimize_s)]
 
 
 def fuzz_target(target: str, *, seconds: float, jobs: int, out: Path, seed: int, budget_s: float, engine: str,
-                max_len: int, vectors: Path, stop_on_finding: bool = False,
+                max_len: int, vectors: Path, stop_on_finding: bool = False, minimize_s: float = 20.0,
                 status: TextIO = sys.stderr) -> TargetResult:
     """Fuzz one target with `jobs` processes for `seconds`; findings land in `out` as they are found.
     With `stop_on_finding` the jobs are stopped once the first reproducer is written (and minimized)."""
@@ -78,20 +85,23 @@ def fuzz_target(target: str, *, seconds: float, jobs: int, out: Path, seed: int,
     kind = kind_of(target)
     seeds = out / "seeds" / kind
     build_seeds(vectors, seeds, kind)
-    corpus = out / "corpus" / safe_name(target)
+    corpus = out / "corpus" / slug(target)
     corpus.mkdir(parents=True, exist_ok=True)
     states = [JobState() for _ in range(jobs)]
     findings: dict[str, str] = {}
     lock = threading.Lock()
     procs = []
+    readers: list[threading.Thread] = []
     start = time.monotonic()
     try:
         for j in range(jobs):
-            cmd = _command(target, out, corpus, seeds, seconds, seed + j, budget_s, engine, max_len)
+            cmd = _command(target, out, corpus, seeds, seconds, seed + j, budget_s, engine, max_len, minimize_s)
             proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                     errors="replace")
             procs.append(proc)
-            threading.Thread(target=_read, args=(proc.stderr, states[j], findings, lock), daemon=True).start()
+            reader = threading.Thread(target=_read, args=(proc.stderr, states[j], findings, lock), daemon=True)
+            reader.start()
+            readers.append(reader)
         deadline = start + seconds + 60  # libFuzzer stops itself; this only guards against a wedged job
         live = status.isatty()
         last_line = 0.0
@@ -123,7 +133,8 @@ def fuzz_target(target: str, *, seconds: float, jobs: int, out: Path, seed: int,
     elapsed = time.monotonic() - start
     for p in procs:
         p.wait()
-    time.sleep(0.1)  # let the reader threads drain the last lines
+    for reader in readers:  # every line, FINDING lines included, read to the end of each job's stderr
+        reader.join()
     # A job reports a raw reproducer another job may still be minimizing (and then remove): keep what exists.
     findings = {path: inv for path, inv in findings.items() if Path(path).exists()}
     stopped = stop_on_finding and findings
@@ -132,4 +143,6 @@ def fuzz_target(target: str, *, seconds: float, jobs: int, out: Path, seed: int,
         if p.returncode not in (0, None) and not stopped:  # 70: libFuzzer's -timeout; 77: an exception escaped
             saved = f", input saved as {', '.join(states[j].artifacts)}" if states[j].artifacts else ""
             failed.append(f"job {j} exited {p.returncode}{saved}: " + " | ".join(states[j].lines[-3:]))
-    return TargetResult(target, elapsed, sum(s.execs for s in states), max(s.cov for s in states), findings, failed)
+    said = {s.promises for s in states if s.promises is not None}
+    return TargetResult(target, elapsed, sum(s.execs for s in states), max(s.cov for s in states), findings, failed,
+                        said.pop() if len(said) == 1 else None)

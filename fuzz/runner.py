@@ -46,35 +46,57 @@ def build_seeds(vectors: Path, seed_dir: Path, kind: str) -> int:
 
 
 class Job:
-    """The per-input callback: run the target, record each new finding signature once per process."""
+    """The per-input callback: run the target, record each new finding once per process. Per raw key
+    (invariant and crash cause) up to PER_KEY raw problems are minimized, skipping one whose shape features
+    contain those of a finding already recorded (it most likely shows the same bug)."""
+
+    PER_KEY = 4
 
     def __init__(self, target: str, out: Path, *, seed: int, budget_s: float, minimize_s: float) -> None:
-        from .targets import load
+        from .targets import AssignorTarget, load
 
         self.target = load(target) if target.startswith("codec:") else load(target, budget_s=budget_s, seed=seed)
         self.out = out
         self.seed = seed
         self.minimize_s = minimize_s
-        self.seen: set[str] = set()
+        self.seen: set[str] = set()  # codec messages
+        self.recorded: dict[str, list[frozenset[str]]] = {}  # raw key -> features of each recorded finding
+        if isinstance(self.target, AssignorTarget):  # what the gate reports as enforced in this stage
+            print(f"PROMISES {self.target.assignor.promises.to_text()}", file=sys.stderr, flush=True)
 
     def __call__(self, data: bytes) -> None:
+        from assigncheck.spec.signature import features, raw_key
+
         from .targets import AssignorTarget
         from .triage import record, record_codec
 
         if isinstance(self.target, AssignorTarget):
-            finding = self.target.run(data)
-            if finding is None or finding.signature in self.seen:
-                return
-            self.seen.add(finding.signature)
-            written = record(self.target, finding, self.out, seed=self.seed, minimize_s=self.minimize_s)
-            print(f"FINDING {'new' if written.new else 'known'} {finding.violation.invariant} {written.path}",
-                  file=sys.stderr, flush=True)
+            for finding in self.target.run(data):
+                known = self.recorded.setdefault(raw_key(finding.violation), [])
+                mine = features(finding.problem)
+                if len(known) >= self.PER_KEY or any(f <= mine for f in known):
+                    continue
+                written = record(self.target, finding, self.out, seed=self.seed, minimize_s=self.minimize_s)
+                known.append(features(load_problem_quietly(written.path)) or mine)
+                print(f"FINDING {'new' if written.new else 'known'} {finding.violation.invariant} {written.path}",
+                      file=sys.stderr, flush=True)
             return
         violation = self.target.run(data)
         if violation is not None and violation.message not in self.seen:
             self.seen.add(violation.message)
             path = record_codec(self.target.spec, violation, data, self.out, self.seed)
             print(f"FINDING {'new' if path else 'known'} {violation.invariant} {path}", file=sys.stderr, flush=True)
+
+
+def load_problem_quietly(path: Path) -> object:
+    """The problem of a reproducer another job may be replacing: None when it is gone or half there."""
+    from assigncheck.spec.errors import InputError
+    from assigncheck.spec.json_format import load_problem
+
+    try:
+        return load_problem(path)
+    except (InputError, OSError):
+        return None
 
 
 def _mutate(data: bytes, rng: random.Random, max_len: int) -> bytes:
@@ -113,6 +135,8 @@ def random_engine(job: Job, dirs: Sequence[Path], seconds: float, seed: int, max
 def atheris_engine(args: argparse.Namespace) -> None:
     import atheris
 
+    from assigncheck.spec.check import hang_limit
+
     # Import the checker and the decoder before instrumenting: coverage feedback comes from the code under
     # test (the assignor, or the wire codec), and uninstrumented harness code runs several times faster.
     import assigncheck.fuzz.decode  # noqa: F401
@@ -126,7 +150,7 @@ def atheris_engine(args: argparse.Namespace) -> None:
     libfuzzer = [
         sys.argv[0], f"-max_total_time={int(args.seconds)}", f"-seed={args.seed}", "-use_value_profile=1",
         f"-artifact_prefix={args.out}/", f"-max_len={args.max_len}", "-len_control=0",
-        f"-timeout={int(max(10, args.budget * 10))}", "-print_final_stats=1", f"-dict={DICTIONARY}",
+        f"-timeout={int(hang_limit(args.budget) * 3)}", "-print_final_stats=1", f"-dict={DICTIONARY}",
         str(args.corpus), *[str(d) for d in args.seeds_dirs],
     ]
     atheris.Setup(libfuzzer, job)
@@ -135,8 +159,11 @@ def atheris_engine(args: argparse.Namespace) -> None:
 
 def _outside_modules(target: str) -> list[str]:
     """The module of a `pkg.mod:Obj` target, so an outside assignor's branches guide the fuzzer too."""
-    module, sep, _ = target.partition(":")
-    return [module] if sep and "." in module and not target.startswith(("codec:", "cmd:")) else []
+    from assigncheck.spec.reproducer import TargetRef
+
+    spec = target if target.startswith("codec:") else TargetRef.parse(target).spec
+    module, sep, _ = spec.partition(":")
+    return [module] if sep and "." in module and not spec.startswith(("codec:", "cmd")) else []
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -12,7 +12,6 @@ accepts (`pkg.mod:Obj`, `cmd:...`), or `codec:subscription|assignment|sticky|coo
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -22,7 +21,9 @@ from assigncheck.spec.check import check_assignor, in_domain
 from assigncheck.spec.errors import InputError, WireFormatError
 from assigncheck.spec.model import AnyProblem, Assignment, Problem, StreamsProblem
 from assigncheck.spec.promises import Assignor, problem_kind
+from assigncheck.spec.reproducer import TargetRef
 from assigncheck.spec.scenario import Scenario, run_scenario, validate_scenario
+from assigncheck.spec.signature import signature
 from assigncheck.spec.violations import Violation
 
 from .decode import read
@@ -38,15 +39,6 @@ CODEC_TARGETS: dict[str, tuple[Callable[[bytes], object], Callable[[object], byt
 }
 
 
-def shape(problem: AnyProblem) -> str:
-    """A coarse description of a problem, part of a finding's signature: kind, protocol, subscriptions."""
-    if isinstance(problem, StreamsProblem):
-        return "streams"
-    subs = "equal" if problem.subscriptions_equal() else "unequal"
-    racks = "+racks" if problem.partition_racks is not None or any(m.rack for m in problem.members) else ""
-    return f"{problem.protocol}/{subs}{racks}"
-
-
 @dataclass(frozen=True)
 class Finding:
     target: str
@@ -56,18 +48,18 @@ class Finding:
 
     @property
     def signature(self) -> str:
-        """Deduplication key (invariant, assignor, shape), shortened to a file-name-safe hash."""
-        key = f"{self.violation.invariant}|{self.target}|{shape(self.problem)}"
-        return hashlib.sha1(key.encode()).hexdigest()[:12]
+        """What tells this finding from others (`spec.signature.signature`)."""
+        return signature(self.violation, self.problem)
 
 
 class AssignorTarget:
     """One assignor under test. `check(problem)` -> the violations `check_assignor` reports."""
 
-    def __init__(self, spec: str, *, budget_s: float = 2.0, seed: int = 0, oracle: bool | None = None,
+    def __init__(self, target: str | TargetRef, *, budget_s: float = 2.0, seed: int = 0, oracle: bool | None = None,
                  kind: str | None = None, cooperative: bool | None = None) -> None:
-        self.spec = spec
-        self.assignor: Assignor = registry.load_target(spec)
+        self.ref = TargetRef.parse(target) if isinstance(target, str) else target
+        self.spec = self.ref.spec
+        self.assignor: Assignor = registry.load(self.ref)  # with the promises the reference declares
         self.budget_s = budget_s
         self.seed = seed
         # The min-cost-flow oracle only matters for promises that need it; skipping it keeps fuzzing fast.
@@ -116,24 +108,25 @@ class AssignorTarget:
             pass
         return reached or [problem]
 
-    def run(self, data: bytes) -> Finding | None:
-        """The first violation this input provokes, or None. An input that decodes to what an earlier
-        one did (libFuzzer often mutates bytes the decoder never reads: ~30% of its inputs) was judged
-        already; the check is deterministic, and H8 runs the assignor twice anyway."""
+    def run(self, data: bytes) -> list[Finding]:
+        """Every violation this input provokes, on the first problem it reaches that has any. An input that
+        decodes to what an earlier one did (libFuzzer often mutates bytes the decoder never reads: ~30% of its
+        inputs) was judged already; the check is deterministic, and H8 runs the assignor twice anyway."""
         decoded, used = read(data, self.kind)
         if data[:used] in self._judged:
-            return None
+            return []
         if len(self._judged) >= JUDGED_MAX:
             self._judged.clear()
         self._judged.add(data[:used])
         for problem in self._reached(decoded):
             violations = self.check(problem)
             if violations:
-                return Finding(self.spec, violations[0], problem, data)
-        return None
+                return [Finding(self.spec, v, problem, data) for v in violations]
+        return []
 
-    def reproduces(self, problem: AnyProblem, invariant: str) -> bool:
-        return any(v.invariant == invariant for v in self.check(problem))
+    def reproduces(self, problem: AnyProblem, invariant: str, cause: str | None = None) -> bool:
+        """Whether `problem` breaks `invariant` (with this crash `cause`, when given)."""
+        return any(v.invariant == invariant and cause in (None, v.cause) for v in self.check(problem))
 
 
 class CodecTarget:
@@ -159,8 +152,8 @@ class CodecTarget:
 
 
 def kind_of(spec: str) -> str:
-    """The problem kind of the target called `spec` (loading it is cheap: `cmd:` starts its process lazily)."""
-    return "consumer" if spec.startswith("codec:") else problem_kind(registry.load_target(spec))
+    """The problem kind of the target `spec` names (loading it is cheap: `cmd:` starts its process lazily)."""
+    return "consumer" if spec.startswith("codec:") else problem_kind(registry.load(TargetRef.parse(spec)))
 
 
 def load(spec: str, **options: object) -> AssignorTarget | CodecTarget:

@@ -1,11 +1,13 @@
 """Findings -> deduplicated, minimized reproducers on disk.
 
-A reproducer is a problem JSON file (`spec.json_format.save_problem`) whose `note` names the target, the
-invariant, the signature, the seed and the input bytes (base64), so `assigncheck replay FILE` and the
-regression suite can load it. Its file name is `<invariant>-<target>-<signature>.json`: a finding whose file
-already exists is a duplicate. The unminimized problem is written first, then replaced by the minimized
-one (filed under the minimized problem's signature), so an interrupted run never loses a finding. Codec
-findings have no problem: they are `codec-<invariant>-<target>-<sha1>.json` holding the input bytes.
+A reproducer is a problem JSON file whose `finding` record (`spec.reproducer`) names the target reference (spec
+and declared promises), the invariant, the crash cause, the signature, the check's seed and CPU budget and the
+input bytes (base64), so `assigncheck replay FILE` replays it alone. Its file name is
+`<invariant>-<target>-<signature id>.json`: a finding whose file already exists is a duplicate. The unminimized
+problem is written first, then replaced by the minimized one (filed under the minimized problem's signature),
+so an interrupted run never loses a finding. Minimization keeps the invariant and the crash cause, and never
+turns a problem a real group can produce into one it cannot. Codec findings have no problem: they are
+`codec-<invariant>-<target>-<sha1>.json` holding the input bytes.
 """
 
 from __future__ import annotations
@@ -17,14 +19,15 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from assigncheck.spec.json_format import dumps, save_problem, write_atomic
+from assigncheck.spec.json_format import dumps, problem_to_json, write_atomic
+from assigncheck.spec.minimize import minimize
+from assigncheck.spec.reproducer import Record, save
+from assigncheck.spec.signature import signature_id, unreachable
 from assigncheck.spec.violations import Violation
 
-from .minimize import minimize
 from .targets import AssignorTarget, Finding
 
-NOTE_PREFIX = "fuzz finding"
-_FINDING_NOTE = re.compile(r"\b(?:fuzz|campaign|gate) finding; ")
+NOT_MINIMIZED = ("hang", "cmd.hang")  # each try would wait out the hang limit
 
 
 def safe_name(text: str) -> str:
@@ -32,37 +35,23 @@ def safe_name(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_")[:60]
 
 
+def slug(target: str) -> str:
+    """A directory name for any target reference (`cmd:...` may hold anything): readable part + short hash."""
+    return f"{safe_name(target)[:40]}-{hashlib.sha1(target.encode()).hexdigest()[:8]}"
+
+
 def reproducer_path(out_dir: str | Path, finding: Finding) -> Path:
-    name = f"{safe_name(finding.violation.invariant)}-{safe_name(finding.target)}-{finding.signature}.json"
-    return Path(out_dir) / name
+    name = f"{safe_name(finding.violation.invariant)}-{safe_name(finding.target)}-{signature_id(finding.signature)}"
+    return Path(out_dir) / f"{name}.json"
 
 
-def note_of(finding: Finding, seed: int | None, violation: Violation | None = None) -> str:
-    """`assignor: T. fuzz finding; key=value; ...` with the message last (it may contain anything). The first
-    sentence follows the regression suite's convention (tests/test_vectors.py), so a reproducer of a built-in
-    assignor can be moved to tests/vectors/ as it is."""
-    v = violation or finding.violation
-    data = base64.b64encode(finding.data).decode()
-    return (f"assignor: {finding.target}. {NOTE_PREFIX}; target={finding.target}; invariant={v.invariant}; "
-            f"signature={finding.signature}; seed={seed}; input=base64:{data}; message={v.message}")
-
-
-def parse_note(note: str) -> dict[str, str]:
-    """The fields of a `note_of` note (empty for any other note)."""
-    found = _FINDING_NOTE.search(note)  # fuzz findings, and campaign and gate findings written the same way
-    if not found:
-        return {}
-    fields: dict[str, str] = {}
-    rest = note[found.end() - 2:]
-    while rest.startswith("; "):
-        key, _, rest = rest[2:].partition("=")
-        if key == "message":
-            fields[key] = rest
-            break
-        value, sep, rest = rest.partition("; ")
-        fields[key] = value
-        rest = sep + rest
-    return fields
+def _write(target: AssignorTarget, finding: Finding, path: Path, seed: int | None) -> None:
+    v = finding.violation
+    record = Record(target.ref, v.invariant, stage="fuzz", seed=target.seed if seed is None else seed,
+                    budget_s=target.budget_s, cause=v.cause, signature=finding.signature, message=v.message[:2000],
+                    input="base64:" + base64.b64encode(finding.data).decode())
+    note = f"assignor: {target.spec}. fuzz finding, {v.invariant}: {v.message[:500]}"
+    save(problem_to_json(finding.problem), record, path, note)
 
 
 @dataclass(frozen=True)
@@ -83,20 +72,30 @@ def record(target: AssignorTarget, finding: Finding, out_dir: str | Path, *, see
     raw_path = reproducer_path(out_dir, finding)
     if raw_path.exists():
         return Recorded(raw_path, new=False)
-    save_problem(finding.problem, raw_path, note=note_of(finding, seed))
-    invariant = finding.violation.invariant
-    small = minimize(finding.problem, lambda p: target.reproduces(p, invariant), seconds=minimize_s)
-    violation = next((v for v in target.check(small) if v.invariant == invariant), finding.violation)
+    _write(target, finding, raw_path, seed)
+    v = finding.violation
+    promises = target.assignor.promises
+    reachable = not unreachable(finding.problem, promises)
+
+    def still_fails(p: object) -> bool:
+        if reachable and unreachable(p, promises):  # type: ignore[arg-type]
+            return False
+        return target.reproduces(p, v.invariant, v.cause)  # type: ignore[arg-type]
+
+    small = finding.problem if v.cause in NOT_MINIMIZED else minimize(finding.problem, still_fails, seconds=minimize_s)
+    violation = next((x for x in target.check(small) if x.invariant == v.invariant and x.cause == v.cause), None)
+    if violation is None:  # it did not recur (a flaky target): keep the raw problem
+        small, violation = finding.problem, v
     minimized = Finding(finding.target, violation, small, finding.data)
     path = reproducer_path(out_dir, minimized)
     if path != raw_path:
         if path.exists():  # it shrank to a reproducer already on disk
             raw_path.unlink(missing_ok=True)
             return Recorded(path, new=False)
-        save_problem(small, path, note=note_of(minimized, seed))
+        _write(target, minimized, path, seed)
         raw_path.unlink(missing_ok=True)
     elif small is not finding.problem:
-        save_problem(small, path, note=note_of(minimized, seed))
+        _write(target, minimized, path, seed)
     return Recorded(path, new=True)
 
 

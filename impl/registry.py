@@ -12,7 +12,8 @@ from typing import Any
 
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.model import AnyProblem, Assignment
-from assigncheck.spec.promises import Assignor, Promises
+from assigncheck.spec.promises import Assignor, Promises, problem_kind
+from assigncheck.spec.reproducer import TargetRef
 
 # name -> "module:class" inside assigncheck.impl
 BUILTINS: dict[str, str] = {
@@ -29,9 +30,11 @@ BUILTINS: dict[str, str] = {
 _instances: dict[str, Assignor] = {}
 
 # prefix (before the first ':') -> ("module:function" under assigncheck.impl, leading arguments); the
-# function is called as function(*arguments, rest). New kinds of outside targets plug in here.
+# function is called as function(*arguments, rest), plus `classpath=` and `config=` keywords for the loaders
+# in OPTION_LOADERS. New kinds of outside targets plug in here.
 TARGET_LOADERS: dict[str, tuple[str, tuple[str, ...]]] = {
     "cmd": ("targets.command:load", ()),
+    "cmd2": ("targets.command:load_v2", ()),
     "kafka-python": ("targets.python_libs:load", ("kafka-python",)),
     "aiokafka": ("targets.python_libs:load", ("aiokafka",)),
 }
@@ -98,16 +101,23 @@ def from_object(spec: str, obj: Any) -> Assignor:
     raise InputError("--target", f"{spec!r} is neither an assignor nor a callable taking a Problem")
 
 
-def load_target(spec: str) -> Assignor:
+# Prefix loaders that take a classpath and configuration (`--classpath`, `--config`).
+OPTION_LOADERS: frozenset[str] = frozenset({"java"})
+
+
+def load_target(spec: str, *, classpath: tuple[str, ...] = (), config: tuple[tuple[str, str], ...] = ()) -> Assignor:
     """`range` (a built-in), `package.module:object`, or `prefix:rest` for a registered prefix loader."""
+    prefix, sep, rest = spec.partition(":")
+    if (classpath or config) and prefix not in OPTION_LOADERS:
+        raise InputError("--classpath" if classpath else "--config", f"applies to java: targets only, not {spec!r}")
     if spec in BUILTINS:
         return get(spec)
-    prefix, sep, rest = spec.partition(":")
     if not sep or not prefix or not rest:
         raise InputError("--target", f"{spec!r} is not a built-in ({', '.join(names())}) nor 'package.module:object'")
     if prefix in TARGET_LOADERS:
         function, arguments = TARGET_LOADERS[prefix]
-        return _import_attr(f"{__package__}.{function}", "--target")(*arguments, rest)
+        options = {"classpath": classpath, "config": config} if prefix in OPTION_LOADERS else {}
+        return _import_attr(f"{__package__}.{function}", "--target")(*arguments, rest, **options)
     target = from_object(spec, _import_attr(spec, "--target"))
     if getattr(target, "spec", None) is None:
         try:  # lets other processes (fuzz jobs, Spark executors) load the same target again
@@ -115,3 +125,75 @@ def load_target(spec: str) -> Assignor:
         except AttributeError:
             pass
     return target
+
+
+class Declared:
+    """A target checked against promises declared on the command line instead of its own."""
+
+    def __init__(self, inner: Assignor, promises: Promises, ref: TargetRef) -> None:
+        self.inner, self.promises, self.ref = inner, promises, ref
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def problem_kind(self) -> str:
+        return problem_kind(self.inner)
+
+    def assign(self, problem: AnyProblem) -> Assignment:
+        return self.inner.assign(problem)
+
+    def __getattr__(self, name: str) -> Any:
+        """The inner target's optional capabilities (`assign_metered`, `close`, `out_of_turn`, ...)."""
+        inner = self.__dict__.get("inner")
+        if inner is None or name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(inner, name)
+
+
+def load(ref: TargetRef | str) -> Assignor:
+    """The target `ref` names, holding the promises it declares (or its own): the one way every stage, every
+    worker process and replay load a target, so that all of them check the same promises."""
+    ref = TargetRef(ref) if isinstance(ref, str) else ref
+    target = load_target(ref.spec, classpath=ref.classpath, config=ref.config)
+    declared = ref.declared()
+    if declared is not None:
+        return Declared(target, declared, ref)
+    if ref.spec not in BUILTINS:  # built-ins are shared instances named by their spec already
+        try:
+            target.ref = ref  # type: ignore[attr-defined]
+        except AttributeError:
+            pass
+    return target
+
+
+def ref_of(target: Assignor) -> TargetRef:
+    """The reference that loads `target` again in another process (its own, or its spec or name)."""
+    ref = getattr(target, "ref", None)
+    if isinstance(ref, TargetRef):
+        return ref
+    return TargetRef(getattr(target, "spec", None) or target.name)
+
+
+def probe(target: Assignor) -> Assignor:
+    """Check that an outside target runs at all, on the smallest problem a real group can send (one member,
+    one topic of one partition): a program that cannot start, is not an assignor or fails even there is a
+    usage error (TargetUnavailable, exit 2), not a finding on every problem of a stage."""
+    from assigncheck.spec.check import _Failed, protocol_form, run_assignor
+    from assigncheck.spec.errors import TargetUnavailable
+    from assigncheck.spec.model import Client, Member, Problem, StreamsProblem
+
+    if getattr(target, "name", None) in BUILTINS and target is _instances.get(target.name):
+        return target
+    smallest: AnyProblem = (StreamsProblem({"st": 1}, (Client("probe-0", 1),)) if problem_kind(target) == "streams"
+                            else Problem({"t": 1}, (Member("probe-0", frozenset({"t"})),)))
+    try:
+        run_assignor(target, protocol_form(smallest, target.promises), budget_s=PROBE_BUDGET_S)
+    except _Failed as failed:
+        raise TargetUnavailable("--target", f"{target.name} cannot assign even the smallest problem (one member, "
+                                            f"one partition): {failed.violation.message}") from None
+    return target
+
+
+PROBE_BUDGET_S = 10.0

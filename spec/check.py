@@ -13,6 +13,7 @@ and their figures are None.
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 import time
@@ -25,7 +26,7 @@ import numpy as np
 
 from . import balance as bal
 from . import stickiness as st
-from .errors import InputError
+from .errors import InputError, TargetFailure, TargetUnavailable
 from .invariants import CAP, and_more, check_hard, cooperative_withhold
 from .model import Assignment, Client, Member, Problem, StreamsProblem, partitions_equal
 from .oracle_cache import max_retained as oracle_max_retained
@@ -129,82 +130,151 @@ class _Failed(Exception):
         self.violation = violation
 
 
+# H7's budget is CPU time: a correct assignor waiting for a core on a busy machine is not slow. A call is
+# also stopped after a generous wall-clock hang limit (a target blocked on I/O, or asleep).
+HANG_FACTOR = 10.0
+HANG_MIN_S = 30.0
+
+
+def hang_limit(budget_s: float) -> float:
+    """The wall-clock limit of one call whose CPU budget is `budget_s`."""
+    return max(HANG_MIN_S, HANG_FACTOR * budget_s)
+
+
 class _OverBudget(BaseException):
-    """Raised inside a runaway `assign` call by the interval timer (a BaseException, so an assignor's
-    own `except Exception` cannot swallow it)."""
+    """Raised inside a runaway `assign` call by a timer (a BaseException, so an assignor's own `except
+    Exception` cannot swallow it); `hang` tells the wall-clock limit from the CPU budget."""
+
+    def __init__(self, hang: bool) -> None:
+        self.hang = hang
 
 
-def _on_alarm(signum: int, frame: Any) -> None:
-    raise _OverBudget
+def _on_cpu(signum: int, frame: Any) -> None:
+    raise _OverBudget(hang=False)
+
+
+def _on_wall(signum: int, frame: Any) -> None:
+    raise _OverBudget(hang=True)
+
+
+_TIMERS = ((signal.ITIMER_PROF, signal.SIGPROF, _on_cpu), (signal.ITIMER_REAL, signal.SIGALRM, _on_wall)) \
+    if hasattr(signal, "setitimer") else ()
 
 
 @contextmanager
-def _deadline(budget_s: float | None) -> Iterator[bool]:
-    """Interrupt the block after `budget_s` with SIGALRM when we can (main thread, POSIX): no thread
-    per call, and a pure-Python infinite loop really stops. Yields whether the timer is armed."""
-    armed = (budget_s is not None and hasattr(signal, "setitimer")
-             and threading.current_thread() is threading.main_thread()
-             and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0))
+def _timers(budget_s: float) -> Iterator[bool]:
+    """Interrupt the block once the process has spent clearly more than `budget_s` of CPU (ITIMER_PROF counts
+    every thread of the process, hence the margin; the verdict itself uses this thread's CPU time), or after
+    the hang limit of wall clock. Only in the main thread with both timers free; yields whether armed."""
+    armed = (bool(_TIMERS) and threading.current_thread() is threading.main_thread()
+             and all(signal.getitimer(which) == (0.0, 0.0) for which, _, _ in _TIMERS))
     if not armed:
         yield False
         return
-    previous = signal.signal(signal.SIGALRM, _on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, budget_s)
+    previous = [signal.signal(sig, handler) for _, sig, handler in _TIMERS]
+    signal.setitimer(signal.ITIMER_PROF, budget_s * 1.5 + 0.5)
+    signal.setitimer(signal.ITIMER_REAL, hang_limit(budget_s))
     try:
         yield True
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        for (which, sig, _), old in zip(_TIMERS, previous):
+            signal.setitimer(which, 0)
+            signal.signal(sig, old)
 
 
-def _in_thread(assignor: Assignor, problem: Problem | StreamsProblem, budget_s: float | None,
+def crash_cause(e: BaseException) -> str:
+    """An exception's identity: its type and the innermost frame that raised it."""
+    tb = e.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return type(e).__name__
+    code = tb.tb_frame.f_code
+    return f"{type(e).__name__}@{os.path.basename(code.co_filename)}:{code.co_name}:{tb.tb_lineno}"
+
+
+def _in_thread(assignor: Assignor, problem: Problem | StreamsProblem, budget_s: float,
                box: dict[str, Any]) -> bool:
-    """Outside the main thread: run in a daemon thread; past the budget it is abandoned (Python cannot
+    """Outside the main thread: run in a daemon thread; past the hang limit it is abandoned (Python cannot
     stop a thread). Returns whether the call finished."""
 
     def call() -> None:
+        started = time.thread_time()
         try:
             box["out"] = assignor.assign(problem)
         except BaseException as e:  # an assignor's crash is a finding, whatever it raises
             box["error"] = e
+        box["cpu"] = time.thread_time() - started
 
     worker = threading.Thread(target=call, name=f"assign:{getattr(assignor, 'name', '?')}", daemon=True)
     worker.start()
-    worker.join(budget_s)
+    worker.join(hang_limit(budget_s))
     return not worker.is_alive()
 
 
-def run_assignor(assignor: Assignor, problem: Problem | StreamsProblem, budget_s: float | None) -> Assignment:
-    """One `assign` call under H7: any exception, a result that is not an Assignment, or running past
-    the budget raises `_Failed`. A runaway call is interrupted (main thread) or abandoned (elsewhere)."""
+def _call(assignor: Assignor, problem: Problem | StreamsProblem, budget_s: float | None) -> tuple[Any, float]:
+    """(output, CPU seconds) of one call; raises _Failed for a crash, a hang or CPU past the budget."""
     name = getattr(assignor, "name", type(assignor).__name__)
+    metered = getattr(assignor, "assign_metered", None)
+    if metered is not None:  # an outside process: it measures and limits its own CPU time
+        try:
+            if budget_s is None:
+                return metered(problem)
+            return metered(problem, cpu_budget_s=budget_s, hang_s=hang_limit(budget_s))
+        except TargetUnavailable:
+            raise
+        except TargetFailure as e:
+            raise _Failed(Violation("H7", f"{name}: {e}", cause=e.cause)) from None
     box: dict[str, Any] = {}
-    start = time.perf_counter()
-    finished = True
-    try:
-        with _deadline(budget_s) as armed:
-            if armed or budget_s is None:
-                try:
-                    box["out"] = assignor.assign(problem)
-                except (_OverBudget, KeyboardInterrupt):
-                    raise
-                except BaseException as e:  # an assignor's crash is a finding, whatever it raises
-                    box["error"] = e
-            else:
-                finished = _in_thread(assignor, problem, budget_s, box)
-    except _OverBudget:  # also when the alarm lands between the call's return and the disarm
-        finished = False
-    elapsed = time.perf_counter() - start
-    if not finished:
-        raise _Failed(Violation("H7", f"{name} did not finish within the {budget_s:g} s budget"))
+    if budget_s is None:
+        started = time.thread_time()
+        try:
+            box["out"] = assignor.assign(problem)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as e:  # noqa: BLE001 - an assignor's crash is a finding, whatever it raises
+            box["error"] = e
+        box["cpu"] = time.thread_time() - started
+    else:
+        try:
+            with _timers(budget_s) as armed:
+                if armed:
+                    started = time.thread_time()
+                    try:
+                        box["out"] = assignor.assign(problem)
+                    except (_OverBudget, KeyboardInterrupt, TargetUnavailable):
+                        raise
+                    except BaseException as e:  # noqa: BLE001 - an assignor's crash is a finding
+                        box["error"] = e
+                    box["cpu"] = time.thread_time() - started
+                elif not _in_thread(assignor, problem, budget_s, box):
+                    raise _OverBudget(hang=True)
+        except _OverBudget as over:  # also when a timer fires between the call's return and the disarm
+            if over.hang:
+                raise _Failed(Violation("H7", f"{name} did not finish within the {hang_limit(budget_s):g} s "
+                                              "hang limit (wall clock)", cause="hang")) from None
+            raise _Failed(Violation("H7", f"{name} did not finish within its {budget_s:g} s CPU budget",
+                                    cause="timeout")) from None
     if "error" in box:
         e = box["error"]
-        raise _Failed(Violation("H7", f"{name} raised {type(e).__name__}: {e}"))
-    if budget_s is not None and elapsed > budget_s:
-        raise _Failed(Violation("H7", f"{name} took {elapsed:.2f} s, over the {budget_s:g} s budget"))
-    out = box.get("out")
+        if isinstance(e, TargetUnavailable):
+            raise e
+        raise _Failed(Violation("H7", f"{name} raised {type(e).__name__}: {e}", cause=crash_cause(e)))
+    return box.get("out"), box["cpu"]
+
+
+def run_assignor(assignor: Assignor, problem: Problem | StreamsProblem, budget_s: float | None) -> Assignment:
+    """One `assign` call under H7: any exception, a result that is not an Assignment, or more than `budget_s`
+    of CPU time raises `_Failed` (a runaway call is interrupted in the main thread, abandoned elsewhere, and
+    stopped after the wall-clock `hang_limit`). A target that cannot run at all raises TargetUnavailable."""
+    name = getattr(assignor, "name", type(assignor).__name__)
+    out, cpu = _call(assignor, problem, budget_s)
+    if budget_s is not None and cpu > budget_s:
+        raise _Failed(Violation("H7", f"{name} took {cpu:.2f} s of CPU, over the {budget_s:g} s budget",
+                                cause="timeout"))
     if not isinstance(out, Assignment):
-        raise _Failed(Violation("H7", f"{name} returned {type(out).__name__}, not an Assignment"))
+        raise _Failed(Violation("H7", f"{name} returned {type(out).__name__}, not an Assignment",
+                                cause=f"returned {type(out).__name__}"))
     return out
 
 

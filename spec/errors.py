@@ -18,3 +18,17 @@ class FormatError(InputError):
 
 class WireFormatError(InputError):
     """Bytes that are not a valid Kafka consumer-protocol message."""
+
+
+class TargetUnavailable(InputError):
+    """An outside target that cannot run at all (no such program, a jar missing, nothing answers): a usage
+    error, never a finding about a problem."""
+
+
+class TargetFailure(Exception):
+    """An outside target failed on one problem (crash, hang, over its CPU budget, a malformed answer): the
+    checker reports it as H7. `cause` tells failures apart (`cmd.hang`, `java.lang.NullPointerException@...`)."""
+
+    def __init__(self, message: str, cause: str) -> None:
+        super().__init__(message)
+        self.cause = cause

@@ -205,7 +205,7 @@ def _lag(value: Any, topics: Mapping[str, int], path: str) -> LagInfo:
 
 def _consumer_problem(doc: Mapping[str, Any]) -> Problem:
     _check_keys(
-        doc, "", {"format", "topics", "members"}, {"kind", "protocol", "partition_racks", "lag", "note"}
+        doc, "", {"format", "topics", "members"}, {"kind", "protocol", "partition_racks", "lag", "note", "finding"}
     )
     topics = _topics(doc["topics"], "topics")
     members = [member_from_json(m, f"members[{i}]") for i, m in enumerate(_list(doc["members"], "members"))]
@@ -236,7 +236,7 @@ def _client(obj: Any, path: str) -> Client:
 
 
 def _streams_problem(doc: Mapping[str, Any]) -> StreamsProblem:
-    _check_keys(doc, "", {"format", "kind", "subtopologies", "clients"}, {"note"})
+    _check_keys(doc, "", {"format", "kind", "subtopologies", "clients"}, {"note", "finding"})
     subtopologies = _topics(doc["subtopologies"], "subtopologies")
     clients = [_client(c, f"clients[{i}]") for i, c in enumerate(_list(doc["clients"], "clients"))]
     _unique_ids([c.client_id for c in clients], "clients")

@@ -12,6 +12,8 @@ Balance: TypeAlias = Literal["none", "per-topic", "local", "perfect", "optimal"]
 Stickiness: TypeAlias = Literal["none", "max_retained"]
 BALANCES: tuple[str, ...] = ("none", "per-topic", "local", "perfect", "optimal")
 STICKINESS: tuple[str, ...] = ("none", "max_retained")
+CLAIMS: tuple[str, ...] = ("any", "real")
+_FLAGS = ("fixpoint", "per_topic_spread", "equal_subscriptions_only", "order_independent", "eager")
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +32,9 @@ class Promises:
       in Kafka, so it is checked on the eager form of a cooperative problem.
     - eager: the assignor also speaks the eager protocol; a cooperative-only one (eager=False) makes
       every group it leads cooperative, so it is checked on the cooperative form of every problem.
+    - claims: "any" (every well-formed problem, SPEC.md §1) or "real": the assignor assumes each member's
+      claims are what a previous assignment gave it (no repeats, no negative indices); problems with other
+      claims are still run, and their findings reported apart as unreachable for it (`spec.signature`).
     """
 
     balance: Balance = "none"
@@ -41,6 +46,7 @@ class Promises:
     order_independent: bool = True
     max_rounds: int | None = None
     eager: bool = True
+    claims: Literal["any", "real"] = "any"
 
     @classmethod
     def parse(cls, text: str) -> Promises:
@@ -58,17 +64,31 @@ class Promises:
                 raise InputError("--promises", f"balance must be one of {', '.join(BALANCES)}, got {value!r}")
             elif key == "stickiness" and value not in STICKINESS:
                 raise InputError("--promises", f"stickiness must be one of {', '.join(STICKINESS)}")
+            elif key == "claims" and value not in CLAIMS:
+                raise InputError("--promises", f"claims must be one of {', '.join(CLAIMS)}, got {value!r}")
             elif key == "max_rounds":
                 if not value.isdigit():
                     raise InputError("--promises", f"max_rounds must be a whole number, got {value!r}")
                 values[key] = int(value)
-            elif key in ("fixpoint", "per_topic_spread", "equal_subscriptions_only", "order_independent", "eager"):
+            elif key in _FLAGS:
                 if value not in ("true", "false"):
                     raise InputError("--promises", f"{key} takes true or false, got {value!r}")
                 values[key] = value == "true"
             else:
                 values[key] = value
         return cls(**values)  # type: ignore[arg-type]
+
+    def to_text(self) -> str:
+        """The canonical `--promises` text of these promises (only what differs from the defaults), so that
+        `Promises.parse(p.to_text()) == p`: how a reproducer and another process carry them."""
+        default = Promises()
+        items = []
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value == getattr(default, f.name):
+                continue
+            items.append(f"{f.name}={str(value).lower() if isinstance(value, bool) else value}")
+        return ",".join(items)
 
 
 @runtime_checkable

@@ -202,7 +202,8 @@ def random_step(
 def shapes(problem: Problem) -> frozenset[str]:
     """The shapes a consumer problem exercises: each kind of `JUNK_KINDS` it contains, and
     `unknown_generation`, `mixed_generations`, `equal_subscriptions`/`unequal_subscriptions`,
-    `absent_subscribed_topic`, `empty_subscription`, `static`, `member_racks`, `racks`, `cooperative`,
+    `absent_subscribed_topic`, `empty_subscription`, `no_members`, `empty_topic`, `static`, `member_racks`,
+    `racks`, `cooperative`,
     `lag`, `lag_no_commit`, `lag_committed_past_end`, `lag_committed_before_begin`, `earliest`, `latest`."""
     found: set[str] = set()
     valid_claims: dict[tuple[str, int], list[int]] = {}  # rules 1-3 of valid_owned -> claimant generations
@@ -230,6 +231,10 @@ def shapes(problem: Problem) -> frozenset[str]:
     for gens in valid_claims.values():
         if len(gens) >= 2:
             found.add("double_claim_same_generation" if len(set(gens)) < len(gens) else "double_claim_other_generation")
+    if not problem.members:
+        found.add("no_members")
+    if any(n == 0 for n in problem.topics.values()):
+        found.add("empty_topic")
     generations = {m.generation for m in problem.members}
     if -1 in generations:
         found.add("unknown_generation")

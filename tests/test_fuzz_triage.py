@@ -7,7 +7,7 @@ import json
 from dataclasses import replace
 
 from assigncheck.fuzz.decode import encode_problem
-from assigncheck.fuzz.minimize import minimize
+from assigncheck.spec.minimize import minimize
 from assigncheck.fuzz.targets import AssignorTarget, CodecTarget, Finding, load
 from assigncheck.fuzz.triage import Recorded, parse_note, record, reproducer_path
 from assigncheck.spec.codec import Subscription, encode_subscription

@@ -83,7 +83,7 @@ def test_the_broken_variant_falls_back_to_a_real_counterexample() -> None:
 
 
 def test_cooperative_round_composes_too() -> None:
-    """The cooperative model runs the eager constrained algorithm twice (round 2 for max_rounds.2): both
+    """The cooperative model runs the eager constrained algorithm twice (round 2 for cooperative.rounds): both
     rounds' contracts must reach the queries, or its composed cells would prove nothing."""
     result = prove(MODELS["cooperative-sticky"], Bound(3, 4, topics=2, generations=2), seconds=600)
     assert result.all_proved and result.cells_composed == 3 * 4

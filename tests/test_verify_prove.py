@@ -33,7 +33,7 @@ def test_constrained_models_prove_their_promises():
     for name in ("sticky-constrained", "sticky-constrained-4phase"):
         names = set(prove(MODELS[name], Bound(1, 1), 60).outcomes)
         assert {"balance.perfect", "stickiness.max_retained", "fixpoint"} <= names
-    assert {"H6", "max_rounds.2"} <= set(prove(MODELS["cooperative-sticky"], Bound(1, 1), 60).outcomes)
+    assert {"H6", "cooperative.rounds"} <= set(prove(MODELS["cooperative-sticky"], Bound(1, 1), 60).outcomes)
 
 
 def test_broken_variant_refuted_and_replayed(tmp_path):

@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from assigncheck.spec.errors import InputError
-from assigncheck.spec.json_format import open_manifest, problem_from_json, save_problem, write_atomic
+from assigncheck.spec.json_format import open_manifest, write_atomic
 
-from .campaign_rows import ROWS_DIR, CampaignSpec, ShardResult, run_shards
+from .campaign_rows import NO_LIMITS, ROWS_DIR, CampaignSpec, Limits, ShardResult, run_shards
 
 MANIFEST = "campaign.json"
 SUMMARY = "summary.json"
@@ -55,27 +55,30 @@ def finished_shards(spec: CampaignSpec, root: Path) -> set[int]:
     return done
 
 
-def _run_spark(spec: CampaignSpec, root: Path, todo: list[int], master: str | None) -> list[ShardResult]:
+def _run_spark(spec: CampaignSpec, root: Path, todo: list[int], master: str | None, limits: Limits
+               ) -> list[ShardResult]:
     from .spark import get_session
 
     sc = get_session(master).sparkContext
     # One partition per shard id: each task is one shard, so a retry redoes exactly one shard file.
     rdd = sc.parallelize(todo, numSlices=len(todo))
     out = str(root)
-    return rdd.mapPartitions(lambda shards: run_shards(spec, out, shards)).collect()
+    return rdd.mapPartitions(lambda shards: run_shards(spec, out, shards, limits)).collect()
 
 
 def run_campaign(
     spec: CampaignSpec, out: str | Path, *, executor: str = "auto", master: str | None = None,
-    examples: int = EXAMPLES_PER_INVARIANT,
+    examples: int = EXAMPLES_PER_INVARIANT, limits: Limits = NO_LIMITS,
 ) -> dict[str, Any]:
-    """Run (or resume) a campaign and write its summary; returns the summary document."""
-    from assigncheck.impl.registry import load_target
+    """Run (or resume) a campaign and write its summary; returns the summary document. `limits` may cut the
+    run short (a deadline, the circuit breaker); the summary's `unchecked` counts say by how much."""
+    from assigncheck.impl.registry import load
+    from assigncheck.spec.reproducer import TargetRef
 
     from .spark import under_spark_submit
 
     for target in spec.targets:  # a bad --target is an InputError here, not a stack trace from an executor
-        load_target(target)
+        load(TargetRef.parse(target))
     root = open_campaign(spec, out)
     if executor == "auto":
         big = spec.instances * len(spec.targets) >= PLAIN_THRESHOLD
@@ -88,9 +91,9 @@ def run_campaign(
     if not todo:
         results: list[ShardResult] = []
     elif executor == "spark":
-        results = _run_spark(spec, root, todo, master)
+        results = _run_spark(spec, root, todo, master, limits)
     else:
-        results = list(run_shards(spec, str(root), todo))
+        results = list(run_shards(spec, str(root), todo, limits))
     run_seconds = time.perf_counter() - t0
     t0 = time.perf_counter()
     if executor == "spark":
@@ -111,8 +114,10 @@ def run_campaign(
         "rows_per_second": round(sum(r.rows for r in fresh) / run_seconds, 1) if fresh and run_seconds > 0 else None,
         "aggregate_seconds": round(aggregate_seconds, 3),
     }
+    for t in summary["targets"].values():
+        t["unchecked"] = spec.instances - t["rows"]
     write_atomic(root / SUMMARY, json.dumps(summary, indent=1, sort_keys=True) + "\n")
-    _write_reproducers(root, summary)
+    _write_reproducers(root, summary, limits.budget_s)
     return summary
 
 
@@ -122,17 +127,20 @@ def _master(master: str | None) -> str:
     return str(get_session(master).sparkContext.master)
 
 
-def _write_reproducers(root: Path, summary: dict[str, Any]) -> None:
+def _write_reproducers(root: Path, summary: dict[str, Any], budget_s: float) -> None:
+    """A few raw reproducers per (target, invariant), each replayable alone (`assigncheck replay FILE`)."""
+    from assigncheck.spec.reproducer import Record, TargetRef, save
+
     for target, per_target in summary["targets"].items():
+        ref = TargetRef.parse(target)
         for invariant, info in per_target["violations"].items():
             for ex in info["examples"]:
-                name = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{target}-{invariant}-{ex['instance']}")
+                name = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{ref.spec}-{invariant}-{ex['instance']}")[:150]
                 message = next((m for m in ex["messages"] if m.startswith(f"{invariant}:")), "")
-                # The key=value layout of fuzz.triage's notes, so `assigncheck replay` can read the target.
-                note = (f"campaign finding; target={target}; invariant={invariant}; instance={ex['instance']}; "
-                        f"campaign={summary['campaign_id']}; message={message}")
-                save_problem(problem_from_json(json.loads(ex["reproducer"])), root / "reproducers" / f"{name}.json",
-                             note=note)
+                record = Record(ref, invariant, stage="campaign", seed=0, budget_s=budget_s, message=message,
+                                extra={"instance": ex["instance"], "campaign": summary["campaign_id"]})
+                save(json.loads(ex["reproducer"]), record, root / "reproducers" / f"{name}.json",
+                     f"assignor: {ref.spec}. campaign finding, instance {ex['instance']}: {message}")
 
 
 def _header(spec: CampaignSpec) -> dict[str, Any]:
@@ -169,7 +177,8 @@ def aggregate_spark(session: Any, spec: CampaignSpec, root: Path, examples: int 
         FROM rows GROUP BY target ORDER BY target""").collect()
     for r in per_target:
         summary["targets"][r.target] = {
-            "rows": r.rows, "violating_rows": r.violating, "violations": {}, "quality": {},
+            "rows": r.rows, "violating_rows": r.violating, "violations": {}, "raw": {}, "promises": [],
+            "quality": {},
             "assign_seconds": dict(zip(_qnames(), _rounded(r.assign_q or [None] * len(QUANTILES)))),
             "check_seconds": dict(zip(_qnames(), _rounded(r.check_q))),
             "check_seconds_total": round(r.check_total, 3),
@@ -189,6 +198,18 @@ def aggregate_spark(session: Any, spec: CampaignSpec, root: Path, examples: int 
     for r in picked:
         summary["targets"][r.target]["violations"][r.invariant]["examples"].append(
             {"instance": r.instance, "messages": list(r.messages), "reproducer": r.reproducer})
+    raw = session.sql(f"""
+        SELECT target, raw_key, instance, reproducer, n FROM (
+            SELECT target, raw_key, instance, reproducer,
+                   row_number() OVER (PARTITION BY target, raw_key ORDER BY shard, k) AS nth,
+                   count(*) OVER (PARTITION BY target, raw_key) AS n
+            FROM rows LATERAL VIEW explode(raw_keys) v AS raw_key)
+        WHERE nth <= {int(examples)} ORDER BY target, raw_key, nth""").collect()
+    for r in raw:
+        entry = summary["targets"][r.target]["raw"].setdefault(r.raw_key, {"rows": r.n, "examples": []})
+        entry["examples"].append({"instance": r.instance, "reproducer": r.reproducer})
+    for r in session.sql("SELECT DISTINCT target, promises FROM rows ORDER BY target, promises").collect():
+        summary["targets"][r.target]["promises"].append(r.promises)
     quality = session.sql(f"""
         SELECT target, measure, count(*) AS n, avg(value) AS mean, percentile_approx(value, array({q})) AS qs
         FROM rows LATERAL VIEW explode(quality) qv AS measure, value
@@ -232,7 +253,14 @@ def aggregate_plain(spec: CampaignSpec, root: Path, examples: int = EXAMPLES_PER
     rows.sort(key=lambda r: (r["target"], r["shard"], r["k"]))
     for r in rows:
         t = acc.setdefault(r["target"], {"rows": 0, "violating": 0, "assign": [], "check": [], "members": 0,
-                                         "partitions": 0, "violations": {}, "quality": {}})
+                                         "partitions": 0, "violations": {}, "raw": {}, "promises": set(),
+                                         "quality": {}})
+        t["promises"].add(r["promises"])
+        for key in r["raw_keys"]:
+            entry = t["raw"].setdefault(key, {"rows": 0, "examples": []})
+            entry["rows"] += 1
+            if len(entry["examples"]) < examples:
+                entry["examples"].append({"instance": r["instance"], "reproducer": r["reproducer"]})
         t["rows"] += 1
         t["violating"] += 0 if r["ok"] else 1
         if r["assign_seconds"] is not None:
@@ -254,6 +282,7 @@ def aggregate_plain(spec: CampaignSpec, root: Path, examples: int = EXAMPLES_PER
         summary["targets"][target] = {
             "rows": t["rows"], "violating_rows": t["violating"],
             "violations": {k: t["violations"][k] for k in sorted(t["violations"])},
+            "raw": {k: t["raw"][k] for k in sorted(t["raw"])}, "promises": sorted(t["promises"]),
             "quality": {m: {"n": len(vs), "mean": round(sum(vs) / len(vs), 6),
                             **dict(zip(_qnames(), _rounded(_quantiles(vs))))}
                         for m, vs in sorted(t["quality"].items())},

@@ -35,11 +35,13 @@ ROW_SCHEMA = pa.schema([
     ("protocol", pa.string()),
     ("ok", pa.bool_()),
     ("violated", pa.list_(pa.string())),  # sorted distinct invariant ids; absent = that invariant held
+    ("raw_keys", pa.list_(pa.string())),  # sorted distinct "invariant|cause" (spec.signature.raw_key)
     ("messages", pa.list_(pa.string())),
     ("quality", pa.map_(pa.string(), pa.float64())),  # spec.check's quality measures, by name
     ("assign_seconds", pa.float64()),  # the target's first assign() call on this instance
     ("check_seconds", pa.float64()),  # the whole check (reruns for determinism, reference, oracle)
     ("reproducer", pa.string()),  # problem JSON (spec.json_format) when the row has a violation
+    ("promises", pa.string()),  # the promises the executor held the target to (`--promises` text)
 ])
 
 
@@ -123,6 +125,8 @@ class _Timed:
     def __init__(self, inner: Any) -> None:
         self.name, self.promises, self._inner = inner.name, inner.promises, inner
         self.first_seconds: float | None = None
+        if hasattr(inner, "assign_metered"):
+            self.assign_metered = self._metered
 
     def assign(self, problem: AnyProblem) -> Any:
         t0 = time.perf_counter()
@@ -132,17 +136,41 @@ class _Timed:
             if self.first_seconds is None:
                 self.first_seconds = time.perf_counter() - t0
 
+    def _metered(self, problem: AnyProblem, **limits: Any) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return self._inner.assign_metered(problem, **limits)
+        finally:
+            if self.first_seconds is None:
+                self.first_seconds = time.perf_counter() - t0
+
 
 _targets: dict[str, Any] = {}
 
 
-def _target(spec: str) -> Any:
-    """Load each target once per worker process (a `cmd:` target keeps its subprocess between rows)."""
-    if spec not in _targets:
-        from assigncheck.impl.registry import load_target
+def _target(key: str) -> Any:
+    """Load each target once per worker process, by its reference (promises included), the way every stage
+    loads it (a `cmd:` target keeps its subprocess between rows)."""
+    if key not in _targets:
+        from assigncheck.impl.registry import load
+        from assigncheck.spec.reproducer import TargetRef
 
-        _targets[spec] = load_target(spec)
-    return _targets[spec]
+        _targets[key] = load(TargetRef.parse(key))
+    return _targets[key]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How a run may cut a campaign short (never part of its id): H7's CPU budget per call, a wall-clock
+    deadline (seconds since the epoch, shared by every process), and the circuit breaker: after this many hangs
+    in a row a shard stops sending instances to that target. Instances left out are simply not in the rows."""
+
+    budget_s: float = 10.0
+    deadline: float | None = None
+    hangs_in_a_row: int = 2
+
+
+NO_LIMITS = Limits()
 
 
 def _quality(report: Any) -> dict[str, float]:
@@ -177,7 +205,7 @@ def _round_problems(assignor: Any, scenario: Any) -> list[AnyProblem]:
     return reached or [scenario.initial]
 
 
-def _check(assignor: Any, instance: Any) -> tuple[list[Any], dict[str, float], AnyProblem | None]:
+def _check(assignor: Any, instance: Any, budget_s: float) -> tuple[list[Any], dict[str, float], AnyProblem | None]:
     """Violations, quality and the first violating problem of a problem, or of every round of a scenario."""
     from assigncheck.spec.check import check_assignor
     from assigncheck.spec.scenario import Scenario
@@ -188,7 +216,7 @@ def _check(assignor: Any, instance: Any) -> tuple[list[Any], dict[str, float], A
     moves = 0.0
     quality: dict[str, float] = {}
     for problem in problems:
-        _, report = check_assignor(assignor, problem)
+        _, report = check_assignor(assignor, problem, budget_s=budget_s)
         if report.violations and culprit is None:
             culprit = problem
         violations += report.violations
@@ -199,7 +227,8 @@ def _check(assignor: Any, instance: Any) -> tuple[list[Any], dict[str, float], A
     return violations, quality, culprit
 
 
-def check_row(spec_name: str, instance: Any, instance_name: str, shard: int, k: int) -> dict[str, Any]:
+def check_row(spec_name: str, instance: Any, instance_name: str, shard: int, k: int,
+              budget_s: float = 10.0) -> dict[str, Any]:
     """One row: `spec.check.check_assignor` of one target on one generated instance (a problem, or each
     rebalance of a churn scenario), timed. A harness failure (the checker itself raising) becomes a
     `harness.error` violation with the reproducer, so one odd instance never kills a huge campaign."""
@@ -208,32 +237,50 @@ def check_row(spec_name: str, instance: Any, instance_name: str, shard: int, k: 
 
     first = instance.initial if isinstance(instance, Scenario) else instance
     members, topics, partitions, protocol = sizes(first)
-    timed = _Timed(_target(spec_name))
+    from assigncheck.spec.signature import raw_key
+
+    target = _target(spec_name)
+    timed = _Timed(target)
     t0 = time.perf_counter()
     try:
-        violations, quality, culprit = _check(timed, instance)
+        violations, quality, culprit = _check(timed, instance, budget_s)
         invariants = sorted({v.invariant for v in violations})
+        raw = sorted({raw_key(v) for v in violations})
         messages = [str(v) for v in violations[:MAX_MESSAGES]]
     except Exception as e:  # noqa: BLE001 - recorded as a finding, see docstring
         invariants, messages, quality = ["harness.error"], [f"harness.error: {type(e).__name__}: {e}"], {}
+        raw = ["harness.error"]
         culprit = first
     check_seconds = time.perf_counter() - t0
     return {
         "instance": instance_name, "shard": shard, "k": k, "target": spec_name,
         "members": members, "topics": topics, "partitions": partitions, "protocol": protocol,
-        "ok": not invariants, "violated": invariants, "messages": messages, "quality": sorted(quality.items()),
-        "assign_seconds": timed.first_seconds, "check_seconds": check_seconds,
+        "ok": not invariants, "violated": invariants, "raw_keys": raw, "messages": messages,
+        "quality": sorted(quality.items()), "assign_seconds": timed.first_seconds, "check_seconds": check_seconds,
         "reproducer": dumps(problem_to_json(culprit or first)) if invariants else None,
+        "promises": target.promises.to_text(),
     }
 
 
-def shard_rows(spec: CampaignSpec, shard: int) -> Iterator[dict[str, Any]]:
-    """Every row of one shard, in (k, target) order; instance k comes from (seed, shard, k) alone."""
+def _hung(row: dict[str, Any]) -> bool:
+    return any(key.startswith("H7|") and key.split("|", 1)[1] in ("hang", "cmd.hang") for key in row["raw_keys"])
+
+
+def shard_rows(spec: CampaignSpec, shard: int, limits: Limits = NO_LIMITS) -> Iterator[dict[str, Any]]:
+    """Every row of one shard, in (k, target) order; instance k comes from (seed, shard, k) alone. Past the
+    deadline, or for a target whose circuit breaker opened, instances are left out (see `Limits`)."""
+    hangs = dict.fromkeys(spec.targets, 0)
     for k in range(spec.shard_size(shard)):
+        if limits.deadline is not None and time.time() > limits.deadline:
+            return
         instance = generate(spec.profile, spec.seed, shard, k)
         name = instance_id(spec.profile, spec.seed, shard, k)
         for target in spec.targets:
-            yield check_row(target, instance, name, shard, k)
+            if hangs[target] >= limits.hangs_in_a_row:
+                continue
+            row = check_row(target, instance, name, shard, k, limits.budget_s)
+            hangs[target] = hangs[target] + 1 if _hung(row) else 0
+            yield row
 
 
 def _write_parquet_atomic(table: pa.Table, path: Path) -> None:
@@ -261,21 +308,22 @@ class ShardResult:
     skipped: bool  # already committed (a task retry, or a race with another run)
 
 
-def run_shard(spec: CampaignSpec, out: str, shard: int) -> ShardResult:
+def run_shard(spec: CampaignSpec, out: str, shard: int, limits: Limits = NO_LIMITS) -> ShardResult:
     """Generate, check and commit one shard. Idempotent: an existing committed file is left as it is."""
     path = spec.shard_file(out, shard)
     if path.exists():
         meta = pq.read_metadata(path)
         return ShardResult(shard, meta.num_rows, -1, 0.0, True)
     t0 = time.perf_counter()
-    rows = list(shard_rows(spec, shard))
+    rows = list(shard_rows(spec, shard, limits))
     table = pa.Table.from_pylist(rows, schema=ROW_SCHEMA)
     _write_parquet_atomic(table, path)
     violating = sum(1 for r in rows if not r["ok"])
     return ShardResult(shard, len(rows), violating, time.perf_counter() - t0, False)
 
 
-def run_shards(spec: CampaignSpec, out: str, shards: Sequence[int] | Iterator[int]) -> Iterator[ShardResult]:
+def run_shards(spec: CampaignSpec, out: str, shards: Sequence[int] | Iterator[int],
+               limits: Limits = NO_LIMITS) -> Iterator[ShardResult]:
     """The body of a Spark `mapPartitions` task, and of the plain executor: shard ids in, results out."""
     for shard in shards:
-        yield run_shard(spec, out, int(shard))
+        yield run_shard(spec, out, int(shard), limits)

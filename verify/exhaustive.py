@@ -15,6 +15,7 @@ campaigns.
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -80,24 +81,38 @@ def _problem(vector: tuple[int, ...], members: tuple[Profile, ...], protocol: st
     )
 
 
+def _colex(count: int, n: int) -> Iterator[tuple[int, ...]]:
+    """Every multiset of n indices below `count`, those over the first k indices before any using index k:
+    a run cut short has covered every problem over a prefix of the profile list."""
+    for top in range(count):
+        for rest in combinations_with_replacement(range(top + 1), n - 1):
+            yield (*rest, top)
+
+
 def _shape_problems(n: int, vector: tuple[int, ...], bound: Bound, protocol: str, equal_subscriptions: bool,
-                    gone: bool) -> Iterator[Problem]:
+                    gone: bool, seed: int | None = None) -> Iterator[Problem]:
     profiles = _profiles(vector, bound.generations, gone)
     if equal_subscriptions:
         everything = frozenset(range(len(vector)))
         profiles = [p for p in profiles if p[0] == everything and not p[3]]  # a gone topic makes them unequal
-    for members in combinations_with_replacement(profiles, n):
+    if seed is None:
+        combos: Iterator[tuple[Profile, ...]] = combinations_with_replacement(profiles, n)
+    else:  # profiles in a seeded order, taken in colex order: early problems mix every kind of profile
+        random.Random(f"{seed}/{n}/{vector}").shuffle(profiles)
+        combos = (tuple(profiles[i] for i in idx) for idx in _colex(len(profiles), n))
+    for members in combos:
         if _canonical(vector, members) == _canonical_identity(vector, members):
             yield _problem(vector, members, protocol)
 
 
 def problems(bound: Bound, protocol: str = "eager", *, equal_subscriptions: bool = False, gone: bool = False,
-             spread: bool = False) -> Iterator[Problem]:
+             spread: bool = False, seed: int | None = None) -> Iterator[Problem]:
     """Every problem within `bound`, one per symmetry class: smallest first, or with `spread` one shape
     (member count, partitions per topic) after the other in turn, so a run cut short by its time budget
-    has still seen every shape rather than only the smallest ones."""
+    has still seen every shape rather than only the smallest ones. With a `seed`, each shape's member
+    profiles are taken in a seeded order (see `_shape_problems`): still every problem, in another order."""
     vectors = sorted(topic_vectors(bound.partitions, bound.topics), key=lambda v: (sum(v), v))
-    shapes = [_shape_problems(n, v, bound, protocol, equal_subscriptions, gone)
+    shapes = [_shape_problems(n, v, bound, protocol, equal_subscriptions, gone, seed)
               for n in range(1, bound.members + 1) for v in vectors]
     if not spread:
         for shape in shapes:

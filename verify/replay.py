@@ -11,7 +11,6 @@ from pathlib import Path
 
 from assigncheck.impl import registry
 from assigncheck.spec.check import check_assignor, run_assignor
-from assigncheck.spec.json_format import save_problem
 from assigncheck.spec.model import Assignment, Member, Problem
 from assigncheck.spec.promises import Assignor
 from assigncheck.spec.violations import Violation
@@ -28,17 +27,24 @@ def replay(model: Model, problem: Problem) -> list[Violation]:
 
 
 def save_counterexample(model: Model, outcome: Outcome, violations: list[Violation], directory: str | Path) -> Path:
-    """Write the counterexample as a problem JSON whose note names the model, the invariant, the shape
-    and what the replay on the implementation found (`tests/test_vectors.py` reads the note)."""
+    """Write the counterexample as a reproducer of the assignor the model mirrors, under the checker's id of
+    the refuted invariant (`assigncheck replay FILE` confirms it on the code; `tests/test_vectors.py` reads
+    the note's first sentence)."""
+    from assigncheck.spec.json_format import problem_to_json
+    from assigncheck.spec.reproducer import Record, TargetRef, save
+    from assigncheck.spec.violations import judged_as
+
     assert outcome.problem is not None
     found = "; ".join(sorted({str(v) for v in violations})) or "no violation (the model alone breaks it)"
-    # tests/test_vectors.py convention: the first sentence names the assignor
     note = (
         f"assignor: {model.assignor}. Z3 model {model.name} refutes {outcome.invariant} at shape {outcome.shape}; "
         f"replay on impl: {found}"
     )
+    record = Record(TargetRef(model.assignor), judged_as(outcome.invariant), stage="proofs",
+                    message=f"Z3 model {model.name} refutes {outcome.invariant} at shape {outcome.shape}")
     safe = model.name.replace(":", "-")
-    return save_problem(outcome.problem, Path(directory) / f"prove-{safe}-{outcome.invariant}.json", note=note)
+    return save(problem_to_json(outcome.problem), record, Path(directory) / f"prove-{safe}-{outcome.invariant}.json",
+                note)
 
 
 def model_violations(model: Model, problem: Problem) -> list[Violation]:

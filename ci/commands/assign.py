@@ -19,7 +19,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from assigncheck.spec.check import _Failed, protocol_form, run_assignor
+    from assigncheck.spec.errors import InputError
+
     assignor = registry.get(args.assignor) if args.assignor else registry.load_target(args.target)
     problem = load_problem(args.problem)
-    print(dumps(assignment_to_json(assignor.assign(problem)), pretty=args.pretty))
+    try:  # the protocol the target speaks, no time budget; a failure is one line, not a traceback
+        out = run_assignor(assignor, protocol_form(problem, assignor.promises), budget_s=None)
+    except _Failed as failed:
+        raise InputError("--target" if args.target else "--assignor",
+                         f"{assignor.name} gave no assignment: {failed.violation.message}") from None
+    finally:
+        close = getattr(assignor, "close", None)
+        if close is not None:
+            close()
+    print(dumps(assignment_to_json(out), pretty=args.pretty))
     return 0

@@ -11,12 +11,14 @@ from typing import Any
 
 
 def register(subparsers: Any) -> None:
+    from assigncheck.ci.targets import add_target_options
+
     parser = subparsers.add_parser("campaign", help="sharded differential and fuzz campaigns (Spark)",
                                    description=__doc__.splitlines()[0])
     verbs = parser.add_subparsers(dest="campaign_verb", required=True, parser_class=type(parser))
 
     diff = verbs.add_parser("diff", help="check targets on seeded generated instances, one Parquet file per shard")
-    diff.add_argument("--target", action="append", required=True, help="assignor spec (repeatable)")
+    add_target_options(diff, required=True)
     diff.add_argument("--profile", default="small", help="small | kafka-like | large | churn")
     diff.add_argument("--seed", type=int, default=0)
     diff.add_argument("--instances", type=int, required=True)
@@ -28,7 +30,7 @@ def register(subparsers: Any) -> None:
     diff.set_defaults(run=run_diff)
 
     fuzz = verbs.add_parser("fuzz", help="atheris rounds sharded over Spark tasks, corpus merged between rounds")
-    fuzz.add_argument("--target", action="append", required=True, help="assignor spec (repeatable)")
+    add_target_options(fuzz, required=True)
     fuzz.add_argument("--rounds", type=int, default=2)
     fuzz.add_argument("--seconds", type=int, default=30, help="time budget of each task in a round")
     fuzz.add_argument("--tasks", type=int, default=2, help="tasks per target per round")
@@ -52,10 +54,22 @@ def run_diff(args: argparse.Namespace) -> int:
     from assigncheck.verify.campaign_rows import CampaignSpec
 
     shards = args.shards if args.shards is not None else default_shards(args.instances)
-    spec = CampaignSpec(tuple(args.target), args.profile, args.seed, args.instances, shards)
+    spec = CampaignSpec(_target_keys(args), args.profile, args.seed, args.instances, shards)
     summary = run_campaign(spec, args.out, executor=args.executor, master=args.master)
     print_diff_summary(summary, args.out)
     return 1 if any(t["violating_rows"] for t in summary["targets"].values()) else 0
+
+
+def _target_keys(args: argparse.Namespace) -> tuple[str, ...]:
+    """The campaign's target references (promises, classpath), each checked to run before any shard starts."""
+    from assigncheck.ci.targets import open_targets, refs_from_args
+
+    refs = refs_from_args(args.target, args.promises, args.classpath, args.config)
+    for target in open_targets(refs):
+        close = getattr(target, "close", None)
+        if close is not None:
+            close()
+    return tuple(ref.key() for ref in refs)
 
 
 def print_diff_summary(summary: dict[str, Any], out: str) -> None:
@@ -80,14 +94,11 @@ def print_diff_summary(summary: dict[str, Any], out: str) -> None:
 def run_fuzz(args: argparse.Namespace) -> int:
     from assigncheck.fuzz.campaign import FuzzCampaign, run_fuzz_campaign
 
-    campaign = FuzzCampaign(tuple(args.target), args.rounds, args.seconds, args.tasks, args.seed)
+    campaign = FuzzCampaign(_target_keys(args), args.rounds, args.seconds, args.tasks, args.seed)
     spark = None
     if args.executor == "spark":
-        from assigncheck.fuzz import targets
         from assigncheck.verify.spark import get_session
 
-        for target in campaign.targets:  # fail on a bad --target before paying for a JVM
-            targets.load(target)
         spark = get_session(args.master)
     summary = run_fuzz_campaign(campaign, args.out, spark=spark)
     print(f"fuzz campaign: {len(campaign.targets)} targets x {campaign.rounds} rounds x {campaign.tasks} tasks "

@@ -17,6 +17,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--target", required=True,
                         help="a built-in assignor, package.module:object, cmd:..., codec:subscription|assignment|"
                              "sticky|cooperative, or 'all' (every built-in and every decoder, --seconds each)")
+    parser.add_argument("--promises", metavar="TEXT", default=None,
+                        help="what the target promises, e.g. balance=perfect,fixpoint (default: what it declares)")
     parser.add_argument("--seconds", type=float, default=60.0, help="fuzzing time per target (default 60)")
     parser.add_argument("--jobs", type=int, default=1, help="parallel libFuzzer processes per target (default 1)")
     parser.add_argument("--out", type=Path, default=Path("fuzz-out"),
@@ -34,6 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from assigncheck.ci.targets import refs_from_args
     from assigncheck.fuzz.jobs import fuzz_target
     from assigncheck.fuzz.targets import CODEC_TARGETS, all_targets
     from assigncheck.impl import registry
@@ -43,12 +46,16 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise InputError("--jobs", f"must be at least 1, got {args.jobs}")
     targets = all_targets() if args.target == "all" else [args.target]
-    for target in targets:
+    if args.promises is not None and (args.target == "all" or args.target.startswith("codec:")):
+        raise InputError("--promises", "applies to one assignor target, not to 'all' or a codec")
+    for k, target in enumerate(targets):
         if target.startswith("codec:"):
             if target not in CODEC_TARGETS:
                 raise InputError("--target", f"unknown codec target {target!r}; known: {', '.join(CODEC_TARGETS)}")
-        else:
-            registry.load_target(target)  # a bad target is one line and exit 2, before any job starts
+        else:  # a bad target is one line and exit 2, before any job starts
+            (ref,) = refs_from_args(target, args.promises)
+            registry.probe(registry.load(ref))
+            targets[k] = ref.key()
     found = 0
     for target in targets:
         result = fuzz_target(target, seconds=args.seconds, jobs=args.jobs, out=args.out, seed=args.seed,

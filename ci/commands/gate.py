@@ -1,20 +1,18 @@
-"""`assigncheck gate`: the merge gate. Exit 0 all pass, 1 a violation or a stage error, 2 bad usage/input."""
+"""`assigncheck gate`: the merge gate. Exit 0 all pass, 1 a confirmed finding or a stage error, 2 bad usage/input."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
-from pathlib import Path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from assigncheck.ci.targets import add_target_options
+
     p = sub.add_parser("gate", help="run every stage on the built-in assignors or on your targets")
     p.add_argument("--profile", default="quick", help="quick (≤ 5 min on 2 cores) or full")
-    p.add_argument("--target", action="append", default=[], metavar="SPEC",
-                   help="built-in name, package.module:object, cmd:COMMAND, kafka-python:NAME, aiokafka:NAME "
-                        "(repeatable; default: every built-in assignor)")
-    p.add_argument("--promises", help="promises of the --target(s), e.g. balance=perfect,fixpoint "
-                                      "(outside targets promise nothing beyond H1-H8 unless told)")
+    add_target_options(p)
     p.add_argument("--stages", default=None, help="comma-separated subset of properties,proofs,fuzz,campaign")
     p.add_argument("--report-dir", default="reports", help="where JUnit XML, JSON, Markdown and HTML go")
     p.add_argument("--seed", type=int, default=0)
@@ -26,25 +24,29 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from assigncheck.ci.gate import STAGES, run_gate
+    from assigncheck.ci.console import print_summary
+    from assigncheck.ci.gate import check_report_dir, run_gate
     from assigncheck.ci.reports import write_all
-    from assigncheck.ci.summary import print_summary, targets_from_args
+    from assigncheck.ci.stages import STAGES
+    from assigncheck.ci.stages.campaign import ROWS_FILE
+    from assigncheck.ci.targets import targets_from_args
 
+    stages = tuple(s.strip() for s in args.stages.split(",")) if args.stages is not None else STAGES
+    check_report_dir(args.report_dir)  # before any target starts or stage runs
+    targets = targets_from_args(args)
     console = Console(stderr=True)
-    targets = targets_from_args(args.target, args.promises)
-    stages = tuple(s.strip() for s in args.stages.split(",")) if args.stages else STAGES
     steps = sum(1 if s == "campaign" else len(targets) for s in stages)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=True) as bar:
         task = bar.add_task("gate", total=steps)
 
         def progress(message: str) -> None:  # called as each (stage, target) step starts
-            started = bar.tasks[0].description != "gate"
+            started = bar.tasks[0].description != "gate" and "replaying" not in message
             bar.update(task, advance=1 if started else 0, description=f"gate: {message}")
 
         result = run_gate(targets, args.profile, args.report_dir, stages, args.seed, args.master, progress=progress)
-    rows_file = Path(args.report_dir) / "campaign" / "rows.json"
-    rows = __import__("json").loads(rows_file.read_text()) if rows_file.exists() else []
+    rows_file = os.path.join(args.report_dir, "campaign", ROWS_FILE)
+    rows = json.loads(open(rows_file, encoding="utf-8").read()) if os.path.exists(rows_file) else []
     files = write_all(result, args.report_dir, rows)
     print_summary(result, files)
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY")

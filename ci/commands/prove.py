@@ -79,19 +79,21 @@ def run(args: argparse.Namespace) -> int:
 def _exhaustive(args: argparse.Namespace, bound: object) -> int:
     from pathlib import Path
 
-    from assigncheck.impl.registry import load_target
-    from assigncheck.spec.json_format import save_problem
-    from assigncheck.spec.promises import Promises
+    from assigncheck.ci.targets import open_targets, refs_from_args
+    from assigncheck.impl.registry import ref_of
+    from assigncheck.spec.json_format import problem_to_json
+    from assigncheck.spec.reproducer import Record, save
     from assigncheck.verify.exhaustive import exhaust
 
-    target = load_target(args.exhaustive)
-    promises = Promises.parse(args.promises) if args.promises is not None else None
-    result = exhaust(target, bound, promises=promises, protocol=args.protocol, seconds=args.seconds)  # type: ignore[arg-type]
+    (target,) = open_targets(refs_from_args(args.exhaustive, args.promises))
+    result = exhaust(target, bound, protocol=args.protocol, seconds=args.seconds)  # type: ignore[arg-type]
     state = "all" if result.complete else "stopped after"
     print(f"{args.exhaustive}  {bound}: {state} {result.checked} problems, {result.seconds:.2f}s, "
           f"{len(result.findings)} violations")
     for k, (problem, violation) in enumerate(result.findings):
-        path = save_problem(problem, Path(args.out) / f"exhaustive-{k}.json",
-                            note=f"assignor {args.exhaustive}: {violation} (small-scope exhaustive, {bound})")
+        record = Record(ref_of(target), violation.invariant, stage="exhaustive", cause=violation.cause,
+                        message=violation.message)
+        path = save(problem_to_json(problem), record, Path(args.out) / f"exhaustive-{k}.json",
+                    f"assignor: {args.exhaustive}. {violation} (small-scope exhaustive, {bound})")
         print(f"  {violation}: {path}")
     return 1 if result.findings else 0

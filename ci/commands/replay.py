@@ -1,97 +1,150 @@
-"""`assigncheck replay FILE [--target NAME]`: does a fuzz reproducer still reproduce?
+"""`assigncheck replay FILE`: does a reproducer still reproduce?
 
-Exit 1 when the recorded violation reproduces (or, with no recorded invariant, any violation), 0 when it
-no longer does. The target and invariant come from the reproducer's note unless `--target` is given.
+Everything comes from the file: the target (spec, declared promises, classpath), the invariant, the check's
+seed and CPU budget (`spec.reproducer`). Flags override them, for "does it reproduce on another target?".
+Exit 1 when the recorded invariant breaks again (for H8, nondeterminism, when two runs of the same input differ
+within a few tries), 0 when it no longer does, 2 when the file or the target cannot be used.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from assigncheck.spec.errors import InputError
 
+DEFAULT_BUDGET_S = 10.0
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("replay", help="rerun a fuzz reproducer: exit 1 if the violation reproduces")
-    parser.add_argument("file", type=Path, help="a reproducer written by `assigncheck fuzz` (problem JSON)")
-    parser.add_argument("--target", help="the assignor to replay against (default: the one named in the note)")
-    parser.add_argument("--budget", type=float, default=10.0, help="seconds one assign call may take (H7)")
+    parser = subparsers.add_parser("replay", help="rerun a reproducer: exit 1 if its violation reproduces")
+    parser.add_argument("file", type=Path, help="a reproducer written by the gate, `fuzz` or a campaign")
+    parser.add_argument("--target", help="replay against this target instead of the one the file names")
+    parser.add_argument("--promises", help="hold the target to these promises instead of the file's")
+    parser.add_argument("--budget", type=float, default=None,
+                        help=f"CPU seconds per assign call (H7; default: the file's, else {DEFAULT_BUDGET_S:g})")
     parser.add_argument("--minimize", type=Path, metavar="OUT",
                         help="when it reproduces, shrink the problem while the same violation persists "
                              "(delta debugging, as the fuzzer does) and write the result to OUT")
+    parser.add_argument("--json", action="store_true", help="print one JSON line with the verdict")
     parser.set_defaults(run=run)
 
 
-def _note(path: Path) -> str:
+def _say(args: argparse.Namespace, answer: dict[str, Any]) -> int:
+    if args.json:
+        print(json.dumps(answer, ensure_ascii=True))
+    else:
+        for v in answer.get("violations", []):
+            print(f"{'*' if v.get('matches') else ' '} {v['invariant']}: {v['message']}")
+        print(answer["summary"])
+    return 1 if answer["reproduces"] else 0
+
+
+def _read(path: Path) -> tuple[Any, dict[str, Any]]:
+    from assigncheck.spec.errors import FormatError
+    from assigncheck.spec.json_format import load_problem
+
+    problem = load_problem(path)  # names the file's problem precisely: missing, empty, not JSON, ill-formed
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return ""  # load_problem below reports the file's problem precisely
-    return doc.get("note", "") if isinstance(doc, dict) and isinstance(doc.get("note", ""), str) else ""
+    except (OSError, ValueError) as e:
+        raise FormatError(str(path), f"cannot be read again: {e}") from None
+    return problem, doc
 
 
 def run(args: argparse.Namespace) -> int:
-    from assigncheck.fuzz.targets import AssignorTarget, CodecTarget
-    from assigncheck.fuzz.triage import load_codec_finding, parse_note
-    from assigncheck.spec.json_format import load_problem
+    from assigncheck.fuzz.targets import CodecTarget
+    from assigncheck.fuzz.triage import load_codec_finding
+    from assigncheck.spec.reproducer import TargetRef, record_of
 
     codec = load_codec_finding(args.file)
     if codec is not None:
         target_name, data = codec
         violation = CodecTarget(args.target or target_name).run(data)
-        print(f"reproduces: {violation}" if violation else f"no longer reproduces on {args.target or target_name}")
-        return 1 if violation else 0
-    fields = parse_note(_note(args.file))
-    target_name = args.target or fields.get("target")
-    if not target_name:
-        raise InputError("--target", f"{args.file} names no target in its note; pass --target")
-    problem = load_problem(args.file)
-    invariant = fields.get("invariant")
+        return _say(args, {"file": str(args.file), "target": args.target or target_name, "reproduces": bool(violation),
+                           "summary": f"reproduces: {violation}" if violation else
+                           f"no longer reproduces on {args.target or target_name}"})
+    problem, doc = _read(args.file)
+    record = record_of(doc)
+    if record is None and not args.target:
+        raise InputError("--target", f"{args.file} is a problem file that names no target (not a reproducer); "
+                                     "pass --target")
+    ref = record.target if record is not None else TargetRef(args.target)
+    if args.target:  # another target, held to the promises the finding was about
+        ref = TargetRef(args.target, ref.promises)
+    if args.promises is not None:
+        ref = replace(ref, promises=args.promises)
+    invariant = record.invariant if record is not None else None
     if invariant == "model.conformance":  # a proofs-stage finding: the Z3 model and the code disagree
-        return _conformance(target_name, problem)
-    target = AssignorTarget(target_name, budget_s=args.budget)
-    violations = target.check(problem)
-    if not target.applies(problem):
-        print(f"{target_name} does not apply to this problem (outside its declared domain)")
-    matching = [v for v in violations if invariant is None or v.invariant == invariant]
-    for v in violations:
-        print(f"{'*' if v in matching else ' '} {v}")
-    if matching:
-        print(f"reproduces: {invariant or matching[0].invariant} on {target_name}")
-        if args.minimize:
-            _minimize(target, problem, invariant or matching[0].invariant, _note(args.file), args.minimize)
-        return 1
-    print(f"no longer reproduces{f' {invariant}' if invariant else ''} on {target_name}")
-    return 0
+        return _say(args, _conformance(ref, problem))
+    budget = args.budget if args.budget is not None else (record.budget_s if record and record.budget_s
+                                                          else DEFAULT_BUDGET_S)
+    seed = record.seed if record is not None else 0
+    return _say(args, _replay(args, ref, problem, invariant, budget, seed, doc.get("note", "")))
 
 
-def _conformance(target_name: str, problem: object) -> int:
+def _replay(args: argparse.Namespace, ref: Any, problem: Any, invariant: str | None, budget: float, seed: int,
+            note: str) -> dict[str, Any]:
+    from assigncheck.ci.findings import H8_TRIES, reproduces
+    from assigncheck.ci.targets import open_targets
+    from assigncheck.spec.violations import judged_as
+
+    (target,) = open_targets([ref])
+    wanted = judged_as(invariant) if invariant else None
+    tries = H8_TRIES if wanted == "H8" else 1
+    violations, matching, attempt = reproduces(target, problem, invariant, seed, budget)
+    name = ref.spec + (f" with promises {ref.promises!r}" if ref.promises is not None else "")
+    what = wanted or (matching[0].invariant if matching else "any violation")
+    summary = (f"reproduces: {what} on {name}" + (f" (try {attempt} of {tries})" if tries > 1 else "")
+               if matching else f"no longer reproduces {what} on {name}")
+    if matching and args.minimize:
+        summary += "; " + _minimize(target, problem, matching[0], seed, budget, args.file, args.minimize, note)
+    close = getattr(target, "close", None)
+    if close is not None:
+        close()
+    return {"file": str(args.file), "target": ref.to_json(), "invariant": wanted, "reproduces": bool(matching),
+            "summary": summary, "violations": [{**v.to_json(), "matches": v in matching} for v in violations]}
+
+
+def _conformance(ref: Any, problem: Any) -> dict[str, Any]:
     from assigncheck.impl import registry
     from assigncheck.verify.models import MODELS, models_of
     from assigncheck.verify.replay import disagrees
 
-    assignor = registry.load_target(target_name)
+    assignor = registry.load(ref)
     models = models_of(assignor.name)  # the model of what it claims to be
     if not models:
-        raise InputError("--target", f"{target_name} has no Z3 model to compare with (models: "
+        raise InputError("--target", f"{ref.spec} has no Z3 model to compare with (models: "
                                      f"{', '.join(sorted({m.assignor for m in MODELS.values()}))})")
     model = next((m for m in models if m.protocol == getattr(problem, "protocol", None)), models[0])
     if disagrees(model, assignor, problem):  # type: ignore[arg-type]
-        print(f"reproduces: model.conformance (Z3 model {model.name} and {target_name} differ on this problem)")
-        return 1
-    print(f"no longer reproduces model.conformance: Z3 model {model.name} and {target_name} agree")
-    return 0
+        return {"target": ref.to_json(), "invariant": "model.conformance", "reproduces": True,
+                "summary": f"reproduces: model.conformance (Z3 model {model.name} and {ref.spec} differ on this "
+                           "problem)"}
+    return {"target": ref.to_json(), "invariant": "model.conformance", "reproduces": False,
+            "summary": f"no longer reproduces model.conformance: Z3 model {model.name} and {ref.spec} agree"}
 
 
-def _minimize(target: object, problem: object, invariant: str, note: str, out: Path) -> None:
-    from assigncheck.fuzz.minimize import minimize
-    from assigncheck.spec.json_format import save_problem
+def _minimize(target: Any, problem: Any, violation: Any, seed: int, budget: float, source: Path, out: Path,
+              note: str) -> str:
+    from assigncheck.impl.registry import ref_of
+    from assigncheck.spec.check import check_assignor
+    from assigncheck.spec.json_format import problem_to_json
+    from assigncheck.spec.minimize import minimize
+    from assigncheck.spec.reproducer import Record, record_of, save
 
-    def still_fails(candidate: object) -> bool:
-        return any(v.invariant == invariant for v in target.check(candidate))  # type: ignore[attr-defined]
+    def still_fails(candidate: Any) -> bool:
+        return any(v.invariant == violation.invariant and v.cause == violation.cause
+                   for v in check_assignor(target, candidate, seed=seed, budget_s=budget, measure=False)[1].violations)
 
-    smaller = minimize(problem, still_fails)  # type: ignore[arg-type]
-    save_problem(smaller, out, note=f"{note} (minimized by assigncheck replay --minimize)".strip())
-    print(f"minimized to {len(getattr(smaller, 'members', ()))} member(s): {out}")
+    smaller = minimize(problem, still_fails)
+    original = record_of(json.loads(source.read_text(encoding="utf-8")))
+    record = original or Record(ref_of(target), violation.invariant, stage="replay", seed=seed, budget_s=budget,
+                                cause=violation.cause, message=violation.message)
+    save(problem_to_json(smaller), record, out, f"{note} (minimized by assigncheck replay --minimize)".strip())
+    print(f"minimized to {len(getattr(smaller, 'members', ()))} member(s): {out}", file=sys.stderr)
+    return f"minimized to {out}"

@@ -1,11 +1,26 @@
-"""`cmd:COMMAND` targets: an assignor in any language, spoken to over JSON lines (protocol v1).
+"""`cmd:COMMAND` targets: an assignor in any language, spoken to over JSON lines.
 
-The harness starts COMMAND once per worker and keeps it running. For each problem it writes one line,
-the problem document of `spec.json_format` (`{"format": 1, ...}`), and reads one line back: an
-assignment document `{"format": 1, "assignment": {member: {topic: [indices]}}}`, or
-`{"format": 1, "error": "message"}` when the target gives up. A crash, a hang past the per-problem
-timeout, a malformed reply or an error reply raises `TargetError`; the checker records it as an H7
-finding with the problem as reproducer, and the next problem starts a fresh process.
+The harness starts COMMAND once per worker (in its own session, so everything it starts is killed with it)
+and keeps it running. One request at a time, one line each way.
+
+Protocol version 1 (`cmd:COMMAND`): the request is the problem document of `spec.json_format`
+(`{"format": 1, "kind": "consumer", ...}`); the answer is `{"format": 1, "assignment": {member: {topic:
+[indices]}}}`, or `{"format": 1, "error": "message"}` when the target gives up.
+
+Protocol version 2 (`cmd2:COMMAND`): each request carries an id, `{"format": 2, "id": 7, "problem": {...}}`,
+and the answer repeats it: `{"format": 2, "id": 7, "assignment": {...}}` or `{"format": 2, "id": 7, "error":
+"message"}`. An answer to an earlier id (a late answer) is discarded.
+
+Either version may add `"exception"` (a type name) and `"frame"` (where it was raised) to an error answer: a
+crash's identity, so two different crashes count as two bugs; and `"adapted"` to any answer: how the target
+had to express the problem (e.g. claims its protocol cannot carry), which reports show beside its findings.
+
+Whatever the version, an answer is only ever read from a process that has had no failure: a crash, an answer
+that is not such a document, a hang past the wall-clock limit, CPU time past the budget, or any interruption
+(Ctrl-C, the checker's own timer) kills the process group, and the next problem starts a fresh one. Output
+the target writes out of turn (a second answer to one request) is discarded with the process before the next
+request, and counted (`out_of_turn`). Standard error keeps only a bounded tail; an answer line is capped at
+`MAX_ANSWER_BYTES` and read in linear time.
 """
 
 from __future__ import annotations
@@ -14,66 +29,106 @@ import json
 import os
 import selectors
 import shlex
+import signal
 import subprocess
-import tempfile
 import time
 from typing import Any
 
-from assigncheck.spec.errors import FormatError, InputError
+from assigncheck.spec.errors import FormatError, InputError, TargetFailure, TargetUnavailable
 from assigncheck.spec.json_format import assignment_from_json, dumps, problem_to_json
 from assigncheck.spec.model import AnyProblem, Assignment
 from assigncheck.spec.promises import Promises
 
-PROTOCOL_VERSION = 1
+PROTOCOLS = (1, 2)
+MAX_ANSWER_BYTES = 256 << 20  # a 10 M-partition assignment is about 100 MB of JSON
+STDERR_TAIL_BYTES = 2048
+HANG_S = 60.0  # wall-clock limit per problem when the caller gives none: generous, since a busy machine is slow
+CPU_POLL_S = 0.1
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
-class TargetError(RuntimeError):
-    """The target failed on this problem (crash, hang, malformed or error reply)."""
+class TargetError(TargetFailure):
+    """The target failed on this problem (crash, hang, over budget, malformed or error reply)."""
+
+
+def _proc_cpu(pid: int) -> float:
+    """CPU seconds of a process (all its threads, and the children it has reaped) plus its live descendants,
+    from /proc; 0 where /proc is not there."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+    except OSError:
+        return 0.0
+    total = sum(int(x) for x in fields[11:15]) / _TICKS  # utime, stime, cutime, cstime
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
+                total += sum(_proc_cpu(int(c)) for c in f.read().split())
+    except OSError:
+        pass
+    return total
 
 
 class CommandTarget:
-    def __init__(self, command: str, *, timeout_s: float = 10.0, promises: Promises | None = None) -> None:
-        argv = shlex.split(command)
+    def __init__(self, command: str | list[str], *, protocol: int = 1, hang_s: float = HANG_S,
+                 promises: Promises | None = None, name: str | None = None, timeout_s: float | None = None) -> None:
+        try:
+            argv = shlex.split(command) if isinstance(command, str) else list(command)
+        except ValueError as e:
+            raise InputError("--target", f"cannot split the command {command!r}: {e}") from None
         if not argv:
             raise InputError("--target", "cmd: needs a command, e.g. cmd:'java -cp build RangeAssignor'")
+        if protocol not in PROTOCOLS:
+            raise InputError("--target", f"protocol version must be one of {PROTOCOLS}, got {protocol}")
         self.argv = argv
-        self.name = f"cmd:{command}"
-        self.timeout_s = timeout_s
+        self.protocol = protocol
+        prefix = "cmd:" if protocol == 1 else f"cmd{protocol}:"
+        self.name = name or f"{prefix}{command if isinstance(command, str) else shlex.join(argv)}"
+        self.hang_s = timeout_s if timeout_s is not None else hang_s
         self.promises = promises or Promises()
+        self.out_of_turn = 0  # answers written when none was asked for (discarded with their process)
+        self.adapted = ""  # the last answer's "adapted" note
         self._proc: subprocess.Popen[bytes] | None = None
-        self._stderr: Any = None
-        self._buffer = b""
+        self._seq = 0
+        self._reset_buffers()
+
+    def _reset_buffers(self) -> None:
+        self._out = bytearray()
+        self._err = bytearray()
 
     # Each worker process starts its own child: never pickle a running process.
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        state.update(_proc=None, _stderr=None, _buffer=b"")
+        state.update(_proc=None, _out=bytearray(), _err=bytearray())
         return state
+
+    # ---- the process ------------------------------------------------------------------------------------
 
     def _start(self) -> subprocess.Popen[bytes]:
         self.close()
-        self._stderr = tempfile.TemporaryFile()
         try:
-            self._proc = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, bufsize=0
-            )
+            self._proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE, bufsize=0, start_new_session=True)
         except OSError as e:
-            raise InputError("--target", f"cannot start {self.argv[0]!r}: {e.strerror or e}") from None
-        self._buffer = b""
+            raise TargetUnavailable("--target", f"cannot start {self.argv[0]!r}: {e.strerror or e}") from None
+        for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
+            os.set_blocking(stream.fileno(), False)  # type: ignore[union-attr]
+        self._reset_buffers()
         return self._proc
 
     def close(self) -> None:
-        if self._proc is not None:
-            if self._proc.poll() is None:
-                self._proc.kill()
-            self._proc.wait()
-            for stream in (self._proc.stdin, self._proc.stdout):
-                if stream:
-                    stream.close()
-            self._proc = None
-        if self._stderr is not None:
-            self._stderr.close()
-            self._stderr = None
+        """Kill the process and everything it started (its session's process group)."""
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        proc.wait()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream:
+                stream.close()
 
     def __del__(self) -> None:
         try:
@@ -81,64 +136,168 @@ class CommandTarget:
         except Exception:  # noqa: BLE001 - interpreter shutdown
             pass
 
-    def _stderr_tail(self) -> str:
-        if self._stderr is None:
-            return ""
-        self._stderr.seek(0, os.SEEK_END)
-        size = self._stderr.tell()
-        self._stderr.seek(max(0, size - 400))
-        return self._stderr.read().decode("utf-8", "replace").strip()
+    def cpu_seconds(self) -> float:
+        """CPU time the running process (and its descendants) has used so far."""
+        return _proc_cpu(self._proc.pid) if self._proc is not None else 0.0
 
-    def _fail(self, what: str, *, exited: bool = False) -> TargetError:
+    def _alive(self) -> subprocess.Popen[bytes]:
+        proc = self._proc
+        if proc is None or proc.poll() is not None:
+            return self._start()
+        if self.protocol == 1 and (self._out or self._readable(proc)):
+            # it wrote when nobody asked (protocol 1 has no ids): never let that be read as an answer
+            self.out_of_turn += 1
+            return self._start()
+        return proc
+
+    @staticmethod
+    def _readable(proc: subprocess.Popen[bytes]) -> bool:
+        with selectors.DefaultSelector() as sel:
+            sel.register(proc.stdout, selectors.EVENT_READ)  # type: ignore[arg-type]
+            return bool(sel.select(0))
+
+    # ---- one exchange -----------------------------------------------------------------------------------
+
+    def _fail(self, what: str, cause: str, *, exited: bool = False) -> TargetError:
         proc = self._proc
         code = None
         if proc is not None:
-            try:  # a process that closed its output is usually exiting: give it a moment to report how
+            try:  # a process that closed its output is usually exiting: give it a moment to say how
                 code = proc.wait(timeout=2) if exited else proc.poll()
             except subprocess.TimeoutExpired:
                 code = None
-        tail = self._stderr_tail()
+            if exited and proc.stderr is not None:
+                self._drain_stderr()
+        tail = self._err.decode("utf-8", "replace").strip()[-400:]
         self.close()
-        detail = f"{what}" + (f"; exit code {code}" if code is not None else "") + (f"; stderr: {tail}" if tail else "")
-        return TargetError(detail)
+        if code is not None and cause == "cmd.crash":
+            cause = f"cmd.exit={code}" if code >= 0 else f"cmd.signal={signal.Signals(-code).name}"
+        detail = what + (f"; exit code {code}" if code is not None else "") + (f"; stderr: {tail}" if tail else "")
+        return TargetError(detail, cause)
 
-    def _readline(self, deadline: float) -> bytes:
-        assert self._proc is not None and self._proc.stdout is not None
-        fd = self._proc.stdout.fileno()
-        with selectors.DefaultSelector() as sel:
-            sel.register(fd, selectors.EVENT_READ)
-            while b"\n" not in self._buffer:
-                left = deadline - time.monotonic()
-                if left <= 0 or not sel.select(left):
-                    raise self._fail(f"hang: no reply within {self.timeout_s:g} s")
-                chunk = os.read(fd, 1 << 16)
-                if not chunk:
-                    raise self._fail("crash: the process closed its output", exited=True)
-                self._buffer += chunk
-        line, _, self._buffer = self._buffer.partition(b"\n")
-        return line
-
-    def assign(self, problem: AnyProblem) -> Assignment:
-        proc = self._proc if self._proc is not None and self._proc.poll() is None else self._start()
-        request = (dumps(problem_to_json(problem)) + "\n").encode()
+    def _drain_stderr(self) -> None:
+        assert self._proc is not None and self._proc.stderr is not None
         try:
-            assert proc.stdin is not None
-            proc.stdin.write(request)
-            proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            raise self._fail("crash: the process stopped reading its input", exited=True) from None
-        line = self._readline(time.monotonic() + self.timeout_s)
+            while chunk := os.read(self._proc.stderr.fileno(), 1 << 16):
+                self._err += chunk
+                del self._err[:-STDERR_TAIL_BYTES]  # a bounded tail, whatever the target writes
+        except (BlockingIOError, OSError):
+            pass
+
+    def _exchange(self, request: bytes, hang_s: float, cpu_limit: float | None) -> bytes:
+        """Write one request and read one answer line, draining stderr meanwhile; raise TargetError on any
+        failure (the process is then dead)."""
+        proc = self._proc
+        assert proc is not None and proc.stdin and proc.stdout and proc.stderr
+        deadline = time.monotonic() + hang_s
+        pending = memoryview(request)
+        end = self._out.find(b"\n")
+        if end >= 0:  # a line already read with an earlier chunk (protocol 2: answers may queue up)
+            line = bytes(self._out[:end])
+            del self._out[: end + 1]
+            return line
+        start = len(self._out)  # where to look for the newline: each byte is searched once
+        with selectors.DefaultSelector() as sel:
+            sel.register(proc.stdout, selectors.EVENT_READ, "out")
+            sel.register(proc.stderr, selectors.EVENT_READ, "err")
+            if pending:
+                sel.register(proc.stdin, selectors.EVENT_WRITE, "in")
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise self._fail(f"hang: no answer within {hang_s:g} s (wall clock)", "cmd.hang")
+                if cpu_limit is not None and self.cpu_seconds() > cpu_limit:
+                    raise self._fail("over its CPU budget: still computing", "cmd.timeout")
+                for key, _ in sel.select(min(left, CPU_POLL_S) if cpu_limit is not None else left):
+                    if key.data == "in":
+                        try:
+                            written = os.write(proc.stdin.fileno(), pending)
+                        except BlockingIOError:
+                            continue
+                        except OSError:  # EPIPE: it stopped reading
+                            raise self._fail("crash: the process stopped reading its input", "cmd.crash",
+                                             exited=True) from None
+                        pending = pending[written:]
+                        if not pending:
+                            sel.unregister(proc.stdin)
+                    elif key.data == "err":
+                        self._drain_stderr()
+                    else:
+                        try:
+                            chunk = os.read(proc.stdout.fileno(), 1 << 20)
+                        except BlockingIOError:
+                            continue
+                        if not chunk:
+                            raise self._fail("crash: the process closed its output", "cmd.crash", exited=True)
+                        self._out += chunk
+                        end = self._out.find(b"\n", start)
+                        if end >= 0:
+                            line = bytes(self._out[:end])
+                            del self._out[: end + 1]
+                            return line
+                        start = len(self._out)
+                        if start > MAX_ANSWER_BYTES:
+                            raise self._fail(f"answer over {MAX_ANSWER_BYTES >> 20} MiB without a line end",
+                                             "cmd.malformed")
+
+    def _request(self, problem: AnyProblem) -> bytes:
+        doc = problem_to_json(problem)
+        if self.protocol == 2:
+            doc = {"format": 2, "id": self._seq, "problem": doc}
+        return (dumps(doc) + "\n").encode("utf-8", "surrogatepass")
+
+    def _answer(self, line: bytes) -> dict[str, Any]:
         try:
             doc = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            raise self._fail(f"malformed reply (not JSON): {line[:200]!r}") from None  # stream out of step
-        if isinstance(doc, dict) and "error" in doc:
-            raise TargetError(f"target reported an error: {str(doc['error'])[:500]}")
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, ValueError):
+            raise self._fail(f"malformed answer (not JSON): {line[:200]!r}", "cmd.malformed") from None
+        if not isinstance(doc, dict):
+            raise self._fail(f"malformed answer (not an object): {line[:200]!r}", "cmd.malformed")
+        return doc
+
+    def assign(self, problem: AnyProblem) -> Assignment:
+        return self.assign_metered(problem)[0]
+
+    def assign_metered(self, problem: AnyProblem, *, cpu_budget_s: float | None = None,
+                       hang_s: float | None = None) -> tuple[Assignment, float]:
+        """The target's answer and the CPU seconds its process spent on it. Over `cpu_budget_s` of CPU, or
+        `hang_s` of wall clock (default: the target's own limit), it is stopped: TargetError."""
+        self._alive()
+        self._seq += 1
+        cpu0 = self.cpu_seconds()
+        request = self._request(problem)
         try:
-            return assignment_from_json(doc)
+            while True:
+                doc = self._answer(self._exchange(
+                    request, hang_s or self.hang_s, None if cpu_budget_s is None else cpu0 + cpu_budget_s))
+                request = b""
+                if self.protocol == 1 or doc.get("id") == self._seq:
+                    break
+                if isinstance(doc.get("id"), int) and not isinstance(doc["id"], bool) and doc["id"] < self._seq:
+                    continue  # a late answer to an earlier request: never this one's
+                raise self._fail(f"answer id {doc.get('id')!r} to request {self._seq}", "cmd.malformed")
+        except BaseException:
+            self.close()  # interrupted mid-exchange (Ctrl-C, a timer): its pending answer must never be read
+            raise
+        cpu = max(0.0, self.cpu_seconds() - cpu0)
+        self.adapted = str(doc.get("adapted", ""))[:500]
+        if "error" in doc:
+            exception, frame = doc.get("exception"), doc.get("frame")
+            cause = f"{exception}@{frame}" if exception and frame else str(exception or "cmd.error")
+            raise TargetError(f"target reported an error: {str(doc['error'])[:500]}", cause[:300])
+        if doc.get("format") != self.protocol or "assignment" not in doc:
+            self.close()
+            raise TargetError(f"malformed answer: expected {{\"format\": {self.protocol}, \"assignment\": ...}}, "
+                              f"got {json.dumps(doc)[:200]}", "cmd.malformed")
+        try:
+            return assignment_from_json({"format": 1, "assignment": doc["assignment"]}), cpu
         except FormatError as e:
-            raise TargetError(f"malformed reply: {e}") from None
+            raise TargetError(f"malformed answer: {e}", "cmd.malformed") from None
 
 
 def load(command: str) -> CommandTarget:
     return CommandTarget(command)
+
+
+def load_v2(command: str) -> CommandTarget:
+    return CommandTarget(command, protocol=2)

@@ -50,7 +50,7 @@ def invariants(inp: Inputs, holder: str = "valid", stages: Stages = REAL) -> dic
         # SPEC.md §6: the balance promise holds once nothing is withheld
         "balance.perfect": z3.Implies(prop.nothing_withheld(inp, out), prop.perfect_balance(inp, out)),
         # at most 2 rounds: round 2 withholds nothing
-        "max_rounds.2": prop.nothing_withheld(inp, second),
+        "cooperative.rounds": prop.nothing_withheld(inp, second),
     }
 
 

@@ -35,7 +35,7 @@ def invariants(inp: Inputs) -> dict[str, z3.BoolRef]:
         "H3": prop.h3_subscription(inp, out),
         "H4": prop.h4_exclusive(out),
         "H5": prop.h5_complete(inp, out),
-        "balance.per_topic": prop.per_topic_balance(inp, out),
+        "balance.per-topic": prop.per_topic_balance(inp, out),
     }
 
 

@@ -109,6 +109,8 @@ def _consumer_candidates(p: Problem) -> Iterator[Problem]:
         yield p.replace(members=p.members[:lo] + p.members[hi:])
     for topic in sorted(p.topics):
         yield _resize(p, topic, None)
+    for topic in sorted({t for m in p.members for t in m.subscription} - p.topics.keys()) if p.lag is None else ():
+        yield _resize(p.replace(topics={**p.topics, topic: 0}), topic, None)  # gone from every subscription
     for topic, count in sorted(p.topics.items()):
         for smaller in sorted({0, count // 2, count - 1} - {count}):
             if smaller >= 0:

@@ -1,7 +1,8 @@
 """Gate stage `properties`: hypothesis drives the spec's strategies through the target and the checker.
 
-Hypothesis shrinks a failure before it re-raises it; the last failing example it ran is the minimal
-one, and that is the reproducer the stage writes.
+The test body never fails: every failing example goes to a `findings.Collector` and generation goes on to the
+end of the budget, so one bug cannot hide the others and a flaky target cannot make hypothesis give up
+(`FlakyFailure`). The collected failures are minimized and confirmed like every stage's (`ci.findings`).
 """
 
 from __future__ import annotations
@@ -9,11 +10,17 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from assigncheck.ci.gate import Context, findings_from_report
-from assigncheck.ci.results import Finding, StageResult
+from assigncheck.ci.context import HANGS_IN_A_ROW, Context
+from assigncheck.ci.findings import Collector, settle
+from assigncheck.ci.results import Finding, StageResult, Work
 from assigncheck.spec.promises import Assignor, problem_kind
 
 HARD_IDS = ("H1", "H2", "H3", "H4", "H5", "H6", "H7", "H8")
+
+
+class _Stop(BaseException):
+    """Ends generation (the budget is spent, or the circuit breaker opened); hypothesis lets BaseExceptions
+    through instead of shrinking them."""
 
 
 def strategy_for(target: Assignor) -> Any:
@@ -25,7 +32,8 @@ def strategy_for(target: Assignor) -> Any:
     if problem_kind(target) == "streams":
         return st.streams_problems()
     promises = target.promises
-    # racks: the rack-aware paths too; empty topics (SPEC.md §1 allows n_t = 0) now and then
+    # racks: the rack-aware paths too; empty topics and empty groups (SPEC.md §1 allows them; findings on them
+    # are reported apart as unreachable) now and then
     shapes = dict(lag=promises.exact == "lag", racks=None, min_members=0, min_partitions_per_topic=0)
     strategy = st.problems(equal_subscriptions=True if promises.equal_subscriptions_only else None, **shapes)
     if promises.equal_subscriptions_only:  # outside its domain only H1-H8 apply, but they do apply
@@ -60,7 +68,7 @@ def promised_ids(target: Assignor) -> tuple[str, ...]:
     if p.stickiness != "none":
         ids.append(f"stickiness.{p.stickiness}")
     ids += [name for name, on in (("fixpoint", p.fixpoint), ("per_topic_spread", p.per_topic_spread),
-                                  ("exact", p.exact is not None), ("rounds", p.max_rounds is not None),
+                                  ("exact", p.exact is not None), ("cooperative.rounds", p.max_rounds is not None),
                                   ("cooperative.withhold", p.max_rounds is not None and p.eager)) if on]
     return tuple(ids)
 
@@ -73,35 +81,37 @@ def run(target: Assignor, ctx: Context) -> StageResult:
 
     started = time.monotonic()
     deadline = started + ctx.profile.properties_s
-    last_failure: dict[str, Any] = {}
-    examples = 0
+    collector = Collector(ctx.profile.max_candidates)
+    state = {"examples": 0, "hangs": 0, "stopped": ""}
 
     @fix_seed(ctx.seed)
     @settings(max_examples=ctx.profile.examples, deadline=None, database=None, print_blob=False,
               suppress_health_check=list(HealthCheck))
     @given(strategy_for(target))
     def holds(problem: Any) -> None:
-        nonlocal examples
-        if time.monotonic() > deadline and not last_failure:
-            return  # budget spent: the remaining examples pass trivially (shrinking still runs)
-        examples += 1
-        _, report = check_assignor(target, problem, seed=ctx.seed, measure=False)
-        if not report.ok:
-            last_failure.update(problem=problem, report=report)
-            raise AssertionError(str(report.violations[0]))
+        if time.monotonic() > deadline:
+            raise _Stop
+        state["examples"] += 1
+        _, report = check_assignor(target, problem, seed=ctx.seed, budget_s=ctx.profile.budget_s, measure=False)
+        collector.offer(problem, report.violations, ctx.seed, f"hypothesis seed {ctx.seed}")
+        hung = any(v.invariant == "H7" and v.cause in ("hang", "cmd.hang") for v in report.violations)
+        state["hangs"] = state["hangs"] + 1 if hung else 0
+        if state["hangs"] >= HANGS_IN_A_ROW:
+            state["stopped"] = f"circuit breaker: the target hung {HANGS_IN_A_ROW} times in a row; stopped sending"
+            raise _Stop
 
-    result = StageResult("properties", target.name, checked=(*promised_ids(target), "promises"))
+    result = StageResult("properties", target.name, checked=(*promised_ids(target), "promises"),
+                         promises=target.promises.to_text())
     shortfall = promised_less(target)
-    if shortfall:
-        result.findings.append(Finding("properties", target.name, "promises", shortfall))
     try:
         holds()
-    except AssertionError:
+    except _Stop:
         pass
-    if last_failure:
-        result.findings = findings_from_report("properties", target, last_failure["report"],
-                                               last_failure["problem"], ctx, seed=ctx.seed,
-                                               how=f", hypothesis seed {ctx.seed}")
+    result.findings = settle("properties", target, collector.candidates(), ctx)
+    if shortfall:  # a finding about the declaration itself: nothing to replay, nothing to doubt
+        result.findings.append(Finding("properties", target.name, "promises", shortfall, status="confirmed"))
+    result.work = Work(state["examples"], ctx.profile.examples, "examples")
+    result.notes += [state["stopped"]] if state["stopped"] else []
+    result.stats = {"failing_examples": collector.failing}
     result.seconds = time.monotonic() - started
-    result.stats = {"examples": examples}
     return result

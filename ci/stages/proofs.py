@@ -1,18 +1,23 @@
 """Gate stage `proofs`: Z3 bounded proofs for a built-in assignor that has a symbolic model (each
-counterexample replayed on the real code), small-scope exhaustive checking for every other target."""
+counterexample replayed on the real code, and the model checked against the code on sampled problems),
+small-scope exhaustive checking for every other target."""
 
 from __future__ import annotations
 
 import time
 
-from assigncheck.ci.gate import Context, target_spec
-from assigncheck.ci.results import Finding, StageResult
+from assigncheck.ci.context import HANGS_IN_A_ROW, Context
+from assigncheck.ci.findings import Candidate, Collector, settle, write_reproducer
+from assigncheck.ci.results import Finding, StageResult, Work
 from assigncheck.spec.promises import Assignor, problem_kind
-from assigncheck.spec.violations import Violation
+from assigncheck.spec.signature import signature
+from assigncheck.spec.violations import Violation, judged_as
 
 # Bounds that finish within the quick profile's budget on 2 cores; `full` goes further.
 PROOF_BOUND = {"quick": (3, 4, 2, 2), "full": (4, 6, 2, 2)}
-EXHAUSTIVE_BOUND = {"quick": (2, 3, 2, 1), "full": (3, 3, 2, 2)}
+# The enumeration for targets without a model: 3 members, 2 known generations, junk claims; a budget cuts
+# it short, so it visits every shape in turn and each shape's profiles in a seeded order (verify.exhaustive).
+EXHAUSTIVE_BOUND = {"quick": (3, 3, 2, 2), "full": (3, 4, 2, 2)}
 # Model-versus-code replay: the same first REPLAY_AT_LEAST sampled problems every run (about 3 s of CPU for
 # the constrained models), then more while the proof left some of the stage's budget.
 REPLAY_AT_LEAST = 150
@@ -36,20 +41,20 @@ def _prove(target: Assignor, model: object, ctx: Context) -> StageResult:
     started = time.monotonic()
     bound = Bound(*PROOF_BOUND.get(ctx.profile.name, PROOF_BOUND["quick"]))
     proof = prove(model, bound, ctx.profile.proofs_s)  # type: ignore[arg-type]
-    result = StageResult("proofs", target.name, checked=tuple(proof.outcomes))
+    result = StageResult("proofs", target.name, checked=tuple(proof.outcomes), promises=target.promises.to_text())
+    candidates = []
     for outcome in proof.counterexamples:
-        seen = replay(model, outcome.problem)  # type: ignore[arg-type]
-        violation = seen[0] if seen else Violation(outcome.invariant, "the Z3 model breaks it; the code does not")
-        note = f"Z3 model {proof.model} refutes {outcome.invariant} at shape {outcome.shape}"
-        path = ctx.save_reproducer("proofs", target_spec(target), outcome.invariant, outcome.problem, note)
-        result.findings.append(Finding("proofs", target.name, outcome.invariant,
-                                       f"{outcome.invariant} refuted at {outcome.shape}; on the code: {violation}",
-                                       reproducer=path))
+        invariant = judged_as(outcome.invariant)  # the checker's id for what the model refutes
+        on_code = [v for v in replay(model, outcome.problem) if v.invariant == invariant]  # type: ignore[arg-type]
+        how = f"Z3 model {proof.model} refutes {outcome.invariant} at shape {outcome.shape}"
+        violation = on_code[0] if on_code else Violation(invariant, f"{how}; the code does not break it")
+        candidates.append(Candidate(outcome.problem, violation, ctx.seed, how))  # type: ignore[arg-type]
+    result.findings = settle("proofs", target, candidates, ctx)
     proved = sum(o.status == "proved" for o in proof.outcomes.values())
     seconds = max(ctx.profile.proofs_s - (time.monotonic() - started), MIN_REPLAY_S)
     agreed = _replay(target, model, bound, seconds, ctx, result)
-    result.stats = {"bound": str(bound), "proved": f"{proved}/{len(proof.outcomes)}",
-                    "shapes": f"{proof.shapes_done}/{proof.shapes_total}", "model_equals_code": agreed}
+    result.work = Work(proof.shapes_done, proof.shapes_total, "shapes")
+    result.stats = {"bound": str(bound), "proved": f"{proved}/{len(proof.outcomes)}", "model_equals_code": agreed}
     return result
 
 
@@ -57,8 +62,8 @@ def _replay(target: Assignor, model: object, bound: object, seconds: float, ctx:
             result: StageResult) -> int:
     """The proof is about the model: run model and code side by side on sampled problems of the bound, and
     report the first (minimized) problem they disagree on. Returns how many problems they agreed on."""
-    from assigncheck.fuzz.minimize import minimize
     from assigncheck.spec.check import differing_members
+    from assigncheck.spec.minimize import minimize
     from assigncheck.verify.instances import evaluate
     from assigncheck.verify.replay import conformance, disagrees
 
@@ -75,39 +80,52 @@ def _replay(target: Assignor, model: object, bound: object, seconds: float, ctx:
         what = f"they differ for {members}: code {got.as_lists()}, model {expected.as_lists()}"
     except Exception as e:  # noqa: BLE001 - reported, like any disagreement
         what = f"the code raised {type(e).__name__}: {e}"[:300]
-    note = f"Z3 model {getattr(model, 'name', '?')} disagrees with the code ({bound}): {what}"
-    path = ctx.save_reproducer("proofs", target_spec(target), "model.conformance", problem, note)
-    result.findings.append(Finding("proofs", target.name, "model.conformance", note, reproducer=path))
+    violation = Violation("model.conformance", f"Z3 model {getattr(model, 'name', '?')} disagrees with the code "
+                                               f"({bound}): {what}")
+    sig = signature(violation, problem)
+    path = write_reproducer(ctx, "proofs", target, problem, violation, ctx.seed, sig)
+    result.findings.append(Finding.of("proofs", target.name, violation, reproducer=path, seed=ctx.seed,
+                                      signature=sig))
     return found.checked - 1
 
 
 def _exhaust(target: Assignor, ctx: Context) -> StageResult:
-    from assigncheck.verify.exhaustive import exhaust
+    from assigncheck.spec.check import check_assignor
+    from assigncheck.verify.exhaustive import problems, z3_optima_violations
     from assigncheck.verify.prove import Bound
 
-    result = StageResult("proofs", target.name, checked=("exhaustive",))
+    started = time.monotonic()
+    result = StageResult("proofs", target.name, checked=("exhaustive",), promises=target.promises.to_text())
     seconds = ctx.profile.proofs_s
     cooperative = _model_for(target, "cooperative")
     if cooperative is not None:  # a model of its cooperative round only (equal subscriptions): replay it
-        started = time.monotonic()
         proof_bound = Bound(*PROOF_BOUND.get(ctx.profile.name, PROOF_BOUND["quick"]))
         result.stats["model_equals_code"] = _replay(target, cooperative, proof_bound, COOPERATIVE_REPLAY_S, ctx,
                                                     result)
         seconds = max(seconds - (time.monotonic() - started), MIN_REPLAY_S)
     bound = Bound(*EXHAUSTIVE_BOUND.get(ctx.profile.name, EXHAUSTIVE_BOUND["quick"]))
     # A target speaking the cooperative protocol meets cooperative groups (each also checked against its
-    # eager assignment, spec.invariants.cooperative_withhold); the budget cuts the run short, so every
-    # shape is visited in turn instead of the smallest ones only.
+    # eager assignment, spec.invariants.cooperative_withhold).
     protocol = "cooperative" if target.promises.max_rounds else "eager"
-    found = exhaust(target, bound, protocol=protocol, seconds=seconds, max_findings=5, spread=True)
-    first: dict[str, tuple] = {}
-    for problem, violation in found.findings:  # one reproducer per invariant: the first problem found
-        first.setdefault(violation.invariant, (problem, violation))
-    for problem, violation in first.values():
-        note = f"{violation.message} (small-scope exhaustive, {bound})"
-        path = ctx.save_reproducer("proofs", target_spec(target), violation.invariant, problem, note)
-        result.findings.append(Finding.of("proofs", target.name, violation, reproducer=path))
-    result.stats.update(bound=str(bound), protocol=protocol, problems=found.checked, complete=found.complete)
+    collector = Collector(ctx.profile.max_candidates)
+    deadline, checked, hangs, complete = time.monotonic() + seconds, 0, 0, True
+    for problem in problems(bound, protocol, equal_subscriptions=target.promises.equal_subscriptions_only,
+                            gone=True, spread=True, seed=ctx.seed):
+        if time.monotonic() > deadline:
+            complete = False
+            break
+        _, report = check_assignor(target, problem, seed=ctx.seed, budget_s=ctx.profile.budget_s, oracle=True)
+        violations = list(report.violations) + z3_optima_violations(problem, dict(report.quality), target.promises)
+        collector.offer(problem, violations, ctx.seed, f"small-scope exhaustive, {bound}")
+        checked += 1
+        hangs = hangs + 1 if any(v.cause in ("hang", "cmd.hang") for v in violations) else 0
+        if hangs >= HANGS_IN_A_ROW:
+            result.notes.append(f"circuit breaker: the target hung {HANGS_IN_A_ROW} times in a row; stopped sending")
+            complete = False
+            break
+    result.findings += settle("proofs", target, collector.candidates(), ctx)
+    result.work = Work(checked, ctx.profile.exhaustive_problems, "problems")
+    result.stats.update(bound=str(bound), protocol=protocol, complete=complete)
     return result
 
 

@@ -1,0 +1,61 @@
+"""The gate's terminal output: a table of stages × targets, the findings by status, the work done, warnings."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from assigncheck.ci.results import GateResult, StageResult
+
+
+def _cell(r: StageResult) -> str:
+    if r.skipped:
+        return "[dim]skipped[/]"
+    work = f" [dim]{r.work}[/]" if r.work is not None else ""
+    if r.error:
+        return "[red]ERROR[/]"
+    failing = len(r.failing())
+    other = len(r.findings) - failing
+    text = "[green]pass[/]" if not failing else f"[red]{failing} finding(s)[/]"
+    return text + (f" [yellow]+{other} not failing[/]" if other else "") + work
+
+
+def print_summary(result: GateResult, files: Mapping[str, Path]) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    console = Console(highlight=False)
+    stages = list(dict.fromkeys(s.stage for s in result.stages))
+    table = Table(title=f"assigncheck gate ({result.profile})")
+    table.add_column("target")
+    for stage in stages:
+        table.add_column(stage)
+    for target in (*result.targets, "all"):
+        cells = []
+        for stage in stages:
+            rs = [s for s in result.stages if s.target == target and s.stage == stage]
+            cells.append(" ".join(_cell(r) for r in rs))
+        if any(cells):
+            table.add_row(escape(target), *cells)
+    console.print(table)
+    titles = {"confirmed": "[red]✗[/]", "unconfirmed": "[yellow]?[/] unconfirmed:", "unreachable":
+              "[yellow]~[/] unreachable:"}
+    shown = 0
+    for status, mark in titles.items():
+        for f in result.by_status(status):  # type: ignore[arg-type]
+            if shown == 20:
+                break
+            shown += 1
+            why = f" [dim]({escape(f.why[:160])})[/]" if f.why else ""
+            console.print(f"{mark} {escape(f.target)} / {f.stage} / {f.invariant}: {escape(f.message[:160])}{why}"
+                          + (f"\n    reproducer: {escape(f.reproducer)}" if f.reproducer else ""))
+    if len(result.findings) > shown:
+        console.print(f"... and {len(result.findings) - shown} more (see the reports)")
+    for s in result.stages:
+        if s.error:
+            console.print(f"[red]stage error[/] {s.stage} / {escape(s.target)}: {escape(s.error)}")
+    for w in result.warnings:
+        console.print(f"[yellow]note[/]: {escape(w)}")
+    verdict = "[green]passed[/]" if result.exit_code == 0 else "[red]FAILED[/]"
+    console.print(f"gate {verdict} in {result.seconds:.0f} s; reports: " + ", ".join(str(p) for p in files.values()))

@@ -1,0 +1,49 @@
+"""What every gate stage gets besides its target: the profile's budgets, where to write, the seed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Budgets per stage and target (the campaign's for all targets together). Time budgets are wall-clock
+    seconds; each stage reports the work it did against its nominal work (`results.Work`)."""
+
+    name: str
+    examples: int  # hypothesis examples (the properties stage's nominal work)
+    properties_s: float
+    proofs_s: float
+    exhaustive_problems: int  # nominal problems of the small-scope enumeration
+    fuzz_s: float
+    fuzz_execs: int  # nominal fuzz executions
+    campaign_instances: int
+    campaign_shards: int
+    campaign_s: float  # the campaign stage's own budget (a hanging target must not stall the gate for hours)
+    budget_s: float  # H7: CPU seconds one assign call may take
+    minimize_s: float  # per distinct failure
+    max_candidates: int  # distinct raw failures minimized per stage and target
+
+
+PROFILES = {
+    # `quick` fits in 5 minutes on 2 cores for all built-in assignors (what `make gate` runs).
+    "quick": Profile("quick", examples=600, properties_s=12, proofs_s=10, exhaustive_problems=1500, fuzz_s=6,
+                     fuzz_execs=1000, campaign_instances=4000, campaign_shards=4, campaign_s=150, budget_s=2.0,
+                     minimize_s=6, max_candidates=8),
+    "full": Profile("full", examples=2000, properties_s=120, proofs_s=60, exhaustive_problems=20000, fuzz_s=120,
+                    fuzz_execs=20000, campaign_instances=200_000, campaign_shards=32, campaign_s=3600,
+                    budget_s=10.0, minimize_s=30, max_candidates=20),
+}
+# After this many hangs in a row a stage stops sending problems to the target (a circuit breaker).
+HANGS_IN_A_ROW = 2
+
+
+@dataclass
+class Context:
+    profile: Profile
+    work_dir: Path  # this run's own directory; the gate publishes it into the report directory at the end
+    seed: int = 0
+    master: str | None = None
+    progress: Callable[[str], None] = field(default=lambda message: None)

@@ -1,0 +1,249 @@
+"""From raw failures to distinct, confirmed findings: the one path every gate stage's failures take.
+
+1. A stage offers each failing problem to a `Collector`, which keeps a few raw candidates per raw key
+   (invariant and crash cause) and goes on: stages run to the end of their budget, whatever they find.
+2. `settle` minimizes each candidate while the same invariant (and crash cause) still breaks, never turning a
+   problem a real group can produce into one it cannot (`spec.signature.unreachable`), checks the minimized
+   problem again for its message, and keeps one reproducer per signature (`spec.signature.signature`). The
+   file records the target reference (spec, promises, classpath), the seed and the CPU budget of the check.
+3. `confirm` replays every reproducer from the file alone, in a fresh process (`assigncheck replay FILE
+   --json`): only a finding that breaks the same invariant there fails the gate. Findings on problems no real
+   group can produce are listed apart as unreachable, and neither kind fails the gate.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from assigncheck.ci.context import Context
+from assigncheck.ci.results import Finding
+from assigncheck.spec.json_format import load_problem, problem_to_json
+from assigncheck.spec.model import AnyProblem
+from assigncheck.spec.promises import Assignor
+from assigncheck.spec.reproducer import Record, record_of, save
+from assigncheck.spec.signature import features, raw_key, signature, signature_id, unreachable
+from assigncheck.spec.violations import Violation
+
+PER_KEY = 3  # raw candidates kept per raw key: other shapes of the same invariant may be other bugs
+NOT_MINIMIZED = ("hang", "cmd.hang")  # each try would wait out the hang limit
+
+
+@dataclass(frozen=True)
+class Candidate:
+    problem: AnyProblem
+    violation: Violation
+    seed: int  # the check's seed (H8's shuffled listing)
+    how: str = ""  # where it came from, for the note (hypothesis seed, campaign instance, ...)
+
+
+class Collector:
+    """Keeps raw failures worth minimizing: per raw key, up to PER_KEY problems, skipping one whose shape
+    features contain those of a problem already kept (it most likely shows the same bug)."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.kept: dict[str, list[Candidate]] = {}
+        self.failing = 0  # problems offered with any violation
+
+    def offer(self, problem: AnyProblem, violations: Sequence[Violation], seed: int, how: str = "") -> None:
+        if violations:
+            self.failing += 1
+        for v in violations:
+            key = raw_key(v)
+            kept = self.kept.setdefault(key, []) if key in self.kept or len(self.kept) < self.cap else None
+            if kept is None or len(kept) >= PER_KEY:
+                continue
+            mine = features(problem)
+            if any(features(c.problem) <= mine for c in kept):
+                continue
+            kept.append(Candidate(problem, v, seed, how))
+
+    def candidates(self) -> list[Candidate]:
+        return [c for kept in self.kept.values() for c in kept]
+
+
+def _same(a: Violation, b: Violation) -> bool:
+    return a.invariant == b.invariant and a.cause == b.cause
+
+
+def check(target: Assignor, problem: AnyProblem, seed: int, budget_s: float) -> list[Violation]:
+    from assigncheck.spec.check import check_assignor
+
+    return list(check_assignor(target, problem, seed=seed, budget_s=budget_s, measure=False)[1].violations)
+
+
+def _safe(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_")[:60]
+
+
+def write_reproducer(ctx: Context, stage: str, target: Assignor, problem: AnyProblem, violation: Violation,
+                     seed: int, sig: str, how: str = "", extra: dict[str, Any] | None = None) -> str:
+    """The reproducer file of one finding, in the run's `reproducers/` directory (one per signature)."""
+    from assigncheck.impl.registry import ref_of
+
+    ref = ref_of(target)
+    record = Record(ref, violation.invariant, stage=stage, seed=seed, budget_s=ctx.profile.budget_s,
+                    cause=violation.cause, signature=sig, message=violation.message[:2000], extra=extra or {})
+    name = f"{stage}-{_safe(ref.spec)}-{_safe(violation.invariant)}-{signature_id(sig)}.json"
+    path = ctx.work_dir / "reproducers" / name
+    note = f"assignor: {ref.spec}. {stage} finding, {violation.invariant}: {violation.message[:500]}{how}"
+    save(problem_to_json(problem), record, path, note)
+    return str(path)
+
+
+def settle(stage: str, target: Assignor, candidates: Sequence[Candidate], ctx: Context,
+           check_fn: Callable[[AnyProblem, Candidate], list[Violation]] | None = None) -> list[Finding]:
+    """Minimize each candidate, one reproducer per signature (see the module doc); status "unconfirmed"
+    until `confirm` has replayed it."""
+    from assigncheck.spec.minimize import minimize
+
+    def judge(problem: AnyProblem, cand: Candidate) -> list[Violation]:
+        if check_fn is not None:
+            return check_fn(problem, cand)
+        return check(target, problem, cand.seed, ctx.profile.budget_s)
+
+    findings: list[Finding] = []
+    seen: set[str] = set()
+    for cand in candidates:
+        reachable = not unreachable(cand.problem, target.promises)
+
+        def still_fails(p: AnyProblem, cand: Candidate = cand, reachable: bool = reachable) -> bool:
+            if reachable and unreachable(p, target.promises):
+                return False
+            return any(_same(v, cand.violation) for v in judge(p, cand))
+
+        small = cand.problem
+        if cand.violation.cause not in NOT_MINIMIZED:
+            small = minimize(cand.problem, still_fails, seconds=ctx.profile.minimize_s)
+        again = [v for v in judge(small, cand) if _same(v, cand.violation)] if small is not cand.problem else []
+        violation = again[0] if again else cand.violation
+        if not again:
+            small = cand.problem
+        sig = signature(violation, small)
+        if sig in seen:
+            continue
+        seen.add(sig)
+        path = write_reproducer(ctx, stage, target, small, violation, cand.seed, sig, f" ({cand.how})" if cand.how
+                                else "")
+        findings.append(Finding.of(stage, target.name, violation, reproducer=path, seed=cand.seed, signature=sig))
+    return findings
+
+
+def from_files(stage: str, target_name: str, paths: Sequence[str]) -> list[Finding]:
+    """Findings for reproducer files another process wrote (fuzz jobs), one per signature."""
+    findings: list[Finding] = []
+    seen: set[str] = set()
+    for path in sorted(paths):
+        try:
+            record = record_of(json.loads(Path(path).read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            record = None
+        if record is None:
+            findings.append(Finding(stage, target_name, "harness.error", f"unreadable reproducer {path}",
+                                    reproducer=path))
+            continue
+        if record.signature in seen:
+            continue
+        seen.add(record.signature)
+        findings.append(Finding(stage, target_name, record.invariant, record.message, reproducer=path,
+                                seed=record.seed, cause=record.cause, signature=record.signature))
+    return findings
+
+
+# ---- confirmation -----------------------------------------------------------------------------------------
+
+
+def loadable(target: Assignor) -> bool:
+    """Whether another process can load `target` from its reference (not a local object)."""
+    from assigncheck.impl.registry import BUILTINS, TARGET_LOADERS, ref_of
+
+    spec = ref_of(target).spec
+    prefix, sep, rest = spec.partition(":")
+    if spec in BUILTINS or prefix in TARGET_LOADERS:
+        return True
+    if not sep:
+        return False
+    import importlib
+
+    try:
+        module = importlib.import_module(prefix)
+    except Exception:  # noqa: BLE001 - not importable: not loadable
+        return False
+    return hasattr(module, rest)
+
+
+def replay_in_fresh_process(path: str, timeout_s: float) -> tuple[int, dict[str, Any] | None, str]:
+    """`assigncheck replay FILE --json` in a new interpreter: (exit code, its JSON answer, its stderr)."""
+    try:
+        done = subprocess.run([sys.executable, "-m", "assigncheck.ci", "replay", path, "--json"],
+                              capture_output=True, text=True, timeout=timeout_s, cwd=os.getcwd())
+    except subprocess.TimeoutExpired:
+        return -1, None, f"replay did not finish within {timeout_s:g} s"
+    try:
+        answer = json.loads(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else None
+    except (ValueError, IndexError):
+        answer = None
+    return done.returncode, answer, done.stderr.strip()[-300:]
+
+
+H8_TRIES = 5  # a nondeterministic target may agree with itself a few times in a row
+
+
+def reproduces(target: Assignor, problem: AnyProblem, invariant: str | None, seed: int, budget_s: float
+               ) -> tuple[list[Violation], list[Violation], int]:
+    """Check `problem` again: (every violation, those of `invariant` (all when None), tries). Nondeterminism
+    (H8) shows when two runs of one input differ, which may take a few tries."""
+    from assigncheck.spec.violations import judged_as
+
+    wanted = judged_as(invariant) if invariant else None
+    tries = H8_TRIES if wanted == "H8" else 1
+    violations: list[Violation] = []
+    attempt = 0
+    while attempt < tries and not any(wanted in (None, v.invariant) for v in violations):
+        attempt += 1
+        violations = check(target, problem, seed, budget_s)
+    return violations, [v for v in violations if wanted in (None, v.invariant)], attempt
+
+
+def confirm(findings: Sequence[Finding], target_of: Callable[[Finding], Assignor | None], ctx: Context,
+            timeout_s: float) -> list[Finding]:
+    """Each finding with its status: unreachable (its problem), confirmed (replayed in a fresh process) or
+    unconfirmed (did not replay; `why` says what replay said). A target no other process can load (a Python
+    object handed to the pytest plugin) is replayed from the file in this process instead, and says so."""
+
+    def one(f: Finding) -> Finding:
+        if f.reproducer is None:
+            return f  # a finding about a declaration (promises), not about a problem: stays as the stage set it
+        target = target_of(f)
+        try:
+            problem = load_problem(f.reproducer)
+            record = record_of(json.loads(Path(f.reproducer).read_text(encoding="utf-8")))
+        except Exception as e:  # noqa: BLE001 - an unreadable file cannot be confirmed
+            return replace(f, status="unconfirmed", why=f"its reproducer cannot be read: {e}")
+        why = unreachable(problem, target.promises if target is not None else None)
+        if why:
+            return replace(f, status="unreachable", why="; ".join(why))
+        if target is not None and not loadable(target):
+            assert record is not None
+            _, matching, _ = reproduces(target, problem, record.invariant, record.seed,
+                                        record.budget_s or ctx.profile.budget_s)
+            where = "replayed from the file in the gate's process (the target cannot be loaded by another)"
+            return replace(f, status="confirmed" if matching else "unconfirmed",
+                           why="" if matching else f"{where}: no longer reproduces")
+        code, answer, err = replay_in_fresh_process(f.reproducer, timeout_s)
+        if code == 1:
+            return replace(f, status="confirmed", why="")
+        said = (answer or {}).get("summary") or err or f"exit code {code}"
+        return replace(f, status="unconfirmed", why=f"replay from the file alone: {said}")
+
+    with ThreadPoolExecutor(max_workers=max(1, min(2, os.cpu_count() or 1))) as pool:
+        return list(pool.map(one, findings))

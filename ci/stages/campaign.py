@@ -1,0 +1,94 @@
+"""Gate stage `campaign`: one Spark differential campaign over every consumer-group target at once.
+
+Instances come from the `small` profile (every junk claim kind, cooperative rounds). The executors load each
+target by its reference, promises included, and each row says which promises it was checked against. The
+campaign belongs to this gate run (its own directory), has its own budget and a circuit breaker for hanging
+targets; per-instance rows (size, time, quality) go to `campaign/rows.json` for the HTML report's plots.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from assigncheck.ci.context import HANGS_IN_A_ROW, Context
+from assigncheck.ci.findings import NOT_MINIMIZED, Candidate, settle
+from assigncheck.ci.results import StageResult, Work
+from assigncheck.spec.json_format import problem_from_json, write_atomic
+from assigncheck.spec.promises import Assignor, problem_kind
+from assigncheck.spec.signature import raw_key
+from assigncheck.spec.violations import Violation
+
+PLOT_ROWS = 5000  # enough points for the plots, bounded whatever the campaign size
+ROWS_FILE = "rows.json"
+_PLOTTED = ("retained", "max_retained", "sum_squares", "optimal_sum_squares")
+
+
+def _plot_rows(rows: list[dict[str, Any]], names: dict[str, str]) -> list[dict[str, Any]]:
+    out = []
+    for r in rows[:PLOT_ROWS]:
+        quality = dict(r.get("quality") or [])
+        out.append({"target": names.get(r["target"], r["target"]), "partitions": r["partitions"],
+                    "members": r["members"], "ms": None if r.get("assign_seconds") is None
+                    else r["assign_seconds"] * 1000, **{k: quality.get(k) for k in _PLOTTED}})
+    return out
+
+
+def _candidates(target: Assignor, per: dict[str, Any], budget_s: float) -> list[Candidate]:
+    """The campaign's example problems per raw key, each with the violation the target shows on it."""
+    from assigncheck.ci.findings import check
+
+    found = []
+    for key, info in per.get("raw", {}).items():
+        invariant, _, cause = key.partition("|")
+        for ex in info["examples"]:
+            problem = problem_from_json(json.loads(ex["reproducer"]))
+            if cause in NOT_MINIMIZED:  # checking it again would wait out the hang limit: take the row's word
+                found.append(Candidate(problem, Violation(invariant, "did not finish within the hang limit in the "
+                                                          "campaign", cause=cause), 0, f"instance {ex['instance']}"))
+                break
+            violation = next((v for v in check(target, problem, 0, budget_s) if raw_key(v) == key), None)
+            if violation is not None:  # one that does not recur on its own is not a candidate
+                found.append(Candidate(problem, violation, 0, f"campaign instance {ex['instance']}"))
+    return found
+
+
+def run(targets: list[Assignor], ctx: Context) -> list[StageResult]:
+    from assigncheck.impl.registry import ref_of
+    from assigncheck.verify.campaign import read_rows, run_campaign
+    from assigncheck.verify.campaign_rows import CampaignSpec, Limits
+
+    started = time.monotonic()
+    consumer = [t for t in targets if problem_kind(t) == "consumer"]  # the profiles generate consumer groups
+    results = [StageResult("campaign", t.name, stats={"skipped": "streams task problems"})
+               for t in targets if t not in consumer]
+    if not consumer:
+        return results
+    keys = {ref_of(t).key(): t for t in consumer}
+    profile = ctx.profile
+    spec = CampaignSpec(tuple(keys), "small", ctx.seed, profile.campaign_instances, profile.campaign_shards)
+    limits = Limits(profile.budget_s, time.time() + profile.campaign_s, HANGS_IN_A_ROW)
+    out = ctx.work_dir / "campaign"
+    summary = run_campaign(spec, out, executor="spark", master=ctx.master, limits=limits)
+    rows = read_rows(spec, out)
+    write_atomic(out / ROWS_FILE, json.dumps(_plot_rows(rows, {k: t.name for k, t in keys.items()})) + "\n")
+    seconds = time.monotonic() - started
+    for key, target in keys.items():
+        per = summary["targets"].get(key, {})
+        result = StageResult("campaign", target.name, checked=("H1-H8+promises",))
+        said = per.get("promises", [])
+        result.promises = said[0] if len(said) == 1 else None
+        if result.promises is not None and result.promises != target.promises.to_text():
+            result.error = f"the executors enforced {result.promises!r}, not {target.promises.to_text()!r}"
+        result.findings = settle("campaign", target, _candidates(target, per, profile.budget_s), ctx)
+        done = per.get("rows", 0)
+        result.work = Work(done, spec.instances, "instances")
+        if done < spec.instances:
+            result.notes.append(f"{spec.instances - done} of {spec.instances} instances not checked "
+                                f"(the stage's {profile.campaign_s:g} s budget, or the circuit breaker)")
+        result.stats = {"violating_instances": per.get("violating_rows", 0), "assign_p50_ms":
+                        round((per.get("assign_seconds", {}).get("p50") or 0) * 1000, 2)}
+        result.seconds = seconds / len(keys)
+        results.append(result)
+    return results

@@ -1,0 +1,71 @@
+"""What makes two findings the same bug, and which problems no real consumer group can produce.
+
+A finding's *signature* is its invariant plus, for a crash, its cause (exception type and raising frame, or how
+a `cmd:` target failed), and for anything else the shape features its minimized problem still has
+(`spec.shapes.shapes`: junk claim kinds, mixed generations, racks, static members, ...). Stages keep going after
+a finding and report one reproducer per distinct signature; minimization keeps the signature's invariant and
+cause, so an NPE and an IllegalStateException never shrink into one crash.
+
+*Unreachable* problems are well-formed (SPEC.md §1) but cannot come from a real broker: a group with no members
+(its leader is always one of them), a topic with no partitions (Kafka's consumer skips a topic without
+partitions before calling the assignor), and, for a target whose promises say `claims=real`, claims no previous
+assignment could have produced. They are generated and checked, but findings on them are reported apart, never
+fail the gate, and a reachable problem is never minimized into an unreachable one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from .model import AnyProblem, Problem
+from .promises import Promises
+from .shapes import shapes
+from .violations import Violation
+
+# Features that describe every problem one way or the other carry no information about a bug.
+_NEUTRAL = frozenset({"unknown_generation", "equal_subscriptions"})
+
+UNREACHABLE: dict[str, str] = {
+    "no_members": "a group with no members (the group leader is always a member)",
+    "empty_topic": "a topic with no partitions (Kafka's consumer skips it before the assignor runs)",
+}
+# With `claims=real`: what a member's previous assignment can never contain.
+UNREAL_CLAIMS: dict[str, str] = {
+    "negative_index": "a claim of a negative partition index",
+    "repeated": "a member claiming one partition twice",
+}
+
+
+def features(problem: AnyProblem) -> frozenset[str]:
+    """The shape features that tell bugs apart (empty for Streams problems)."""
+    return shapes(problem) - _NEUTRAL if isinstance(problem, Problem) else frozenset()
+
+
+def raw_key(violation: Violation) -> str:
+    """A finding's identity before minimization: invariant and cause (a campaign row or a fuzz job keeps the
+    first problem per raw key, then minimizes it)."""
+    return f"{violation.invariant}|{violation.cause}" if violation.cause else violation.invariant
+
+
+def signature(violation: Violation, problem: AnyProblem) -> str:
+    """The identity of a finding: its raw key, and for a finding that is not a crash the features of its
+    (minimized) problem. Readable, stable across processes."""
+    if violation.cause:
+        return raw_key(violation)
+    return "|".join([violation.invariant, *sorted(features(problem))])
+
+
+def signature_id(signature_text: str) -> str:
+    """A short file-name-safe digest of a signature."""
+    return hashlib.sha1(signature_text.encode()).hexdigest()[:12]
+
+
+def unreachable(problem: AnyProblem, promises: Promises | None = None) -> list[str]:
+    """Why no real group produces `problem` (empty: it is reachable)."""
+    if not isinstance(problem, Problem):
+        return []
+    found = shapes(problem)
+    reasons = [why for feature, why in UNREACHABLE.items() if feature in found]
+    if promises is not None and promises.claims == "real":
+        reasons += [why for feature, why in UNREAL_CLAIMS.items() if feature in found]
+    return reasons
