@@ -195,7 +195,9 @@ def judge(module: str, index: int, report_dir: Path, stages: tuple[str, ...] = S
             verdict.update(status="killed", by=stage, invariant=f"InputError: {e}"[:200])
             break
         verdict["stages_run"].append(stage)
-        bad = [s for s in result.stages if not s.ok]
+        # The mutant lives in this process only: a fresh replay process loads the real module, so the gate
+        # cannot confirm a finding on it. Any finding (or stage error) is the harness noticing the mutant.
+        bad = [s for s in result.stages if s.findings or s.error]
         if bad:
             s = bad[0]
             verdict.update(status="killed", by=stage,

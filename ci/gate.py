@@ -57,10 +57,12 @@ def check_report_dir(report_dir: str | Path) -> Path:
     return path
 
 
-def _load_note(cores: int) -> str:
+def _load() -> tuple[float, list[str]]:
+    """The machine's load at the start, and a note when it is busier than its cores."""
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
-    busy = " (busier than its cores: stages may check less, each says how much)" if load > cores else ""
-    return f"load average {load:.1f} on {cores} core(s) at the start{busy}"
+    cores = os.cpu_count() or 1
+    busy = [f"load average {load:.1f} on {cores} core(s) at the start: stages may check less, each says how much"]
+    return load, busy if load > cores else []
 
 
 def run_gate(targets: Sequence[Assignor], profile: str = "quick", report_dir: str | Path = "reports",
@@ -77,7 +79,8 @@ def run_gate(targets: Sequence[Assignor], profile: str = "quick", report_dir: st
     work = root / f"{WORK_PREFIX}{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
     work.mkdir()
     ctx = Context(PROFILES[profile], work, seed, master, progress or (lambda message: None))
-    result = GateResult(profile, tuple(t.name for t in targets), notes=[_load_note(os.cpu_count() or 1)])
+    load, notes = _load()
+    result = GateResult(profile, tuple(t.name for t in targets), notes=notes, load=load)
     started = time.monotonic()
     try:
         for stage in stages:

@@ -86,7 +86,8 @@ def markdown(result: GateResult) -> str:
     lines = [
         f"## assigncheck gate ({result.profile}): {'passed' if result.exit_code == 0 else 'FAILED'}",
         "",
-        f"{len(result.targets)} target(s), findings: {counts}; {result.seconds:.0f} s.",
+        f"{len(result.targets)} target(s), findings: {counts}; {result.seconds:.0f} s"
+        + (f" (load average {result.load:.1f} at the start)." if result.load is not None else "."),
         "",
         "| target | " + " | ".join(stages) + " |",
         "|---|" + "---|" * len(stages),

@@ -104,7 +104,8 @@ class GateResult:
     targets: tuple[str, ...]
     stages: list[StageResult] = field(default_factory=list)
     seconds: float = 0.0
-    notes: list[str] = field(default_factory=list)  # gate-wide: what ran, under what load
+    notes: list[str] = field(default_factory=list)  # gate-wide warnings (a busy machine)
+    load: float | None = None  # the machine's load average when the run started
 
     @property
     def findings(self) -> list[Finding]:
@@ -126,6 +127,7 @@ class GateResult:
             "profile": self.profile,
             "targets": list(self.targets),
             "seconds": round(self.seconds, 2),
+            "load": self.load,
             "ok": self.exit_code == 0,
             "counts": {status: len(self.by_status(status)) for status in STATUSES},  # type: ignore[arg-type]
             "warnings": self.warnings,

@@ -135,14 +135,13 @@ def random_engine(job: Job, dirs: Sequence[Path], seconds: float, seed: int, max
 def atheris_engine(args: argparse.Namespace) -> None:
     import atheris
 
-    from assigncheck.spec.check import hang_limit
-
     # Import the checker and the decoder before instrumenting: coverage feedback comes from the code under
     # test (the assignor, or the wire codec), and uninstrumented harness code runs several times faster.
     import assigncheck.fuzz.decode  # noqa: F401
     import assigncheck.impl.registry  # noqa: F401
     import assigncheck.spec.check  # noqa: F401
     import assigncheck.spec.scenario  # noqa: F401
+    from assigncheck.spec.check import hang_limit
 
     with atheris.instrument_imports(include=["assigncheck.impl", "assigncheck.spec.codec",
                                              *_outside_modules(args.target)]):

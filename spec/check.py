@@ -270,7 +270,7 @@ def run_assignor(assignor: Assignor, problem: Problem | StreamsProblem, budget_s
     name = getattr(assignor, "name", type(assignor).__name__)
     out, cpu = _call(assignor, problem, budget_s)
     if budget_s is not None and cpu > budget_s:
-        raise _Failed(Violation("H7", f"{name} took {cpu:.2f} s of CPU, over the {budget_s:g} s budget",
+        raise _Failed(Violation("H7", f"{name} took {cpu:.2f} s of CPU, over its {budget_s:g} s CPU budget",
                                 cause="timeout"))
     if not isinstance(out, Assignment):
         raise _Failed(Violation("H7", f"{name} returned {type(out).__name__}, not an Assignment",

@@ -52,17 +52,41 @@ def test_a_crash_is_h7_with_the_exception_and_never_propagates():
     assert out is None
     [v] = report.violations
     assert v.invariant == "H7" and v.message == "test-assignor raised ZeroDivisionError: boom in assign"
+    assert v.cause.startswith("ZeroDivisionError@test_check_assignor.py:crash:")  # what tells two crashes apart
 
 
-def test_running_past_the_budget_is_h7():
-    def slow(problem):
-        time.sleep(1.0)
+def test_computing_past_the_cpu_budget_is_h7():
+    def spin(problem):
+        end = time.thread_time() + 1.0
+        while time.thread_time() < end:
+            pass
         return in_id_order(problem)
 
-    out, report = check_assignor(Fn(slow), GROUP, budget_s=0.1)
+    out, report = check_assignor(Fn(spin), GROUP, budget_s=0.1)
     assert out is None
     [v] = report.violations
-    assert v.invariant == "H7" and "within the 0.1 s budget" in v.message
+    assert v.invariant == "H7" and "0.1 s CPU budget" in v.message and v.cause == "timeout"
+
+
+def test_waiting_is_not_computing_but_a_hang_is_h7(monkeypatch):
+    from assigncheck.spec import check
+
+    def sleepy(problem):  # a busy machine makes a correct assignor wait; that costs it no CPU time
+        time.sleep(0.3)
+        return in_id_order(problem)
+
+    assert check_assignor(Fn(sleepy), GROUP, budget_s=0.1)[1].ok
+    monkeypatch.setattr(check, "HANG_MIN_S", 0.5)  # the wall-clock hang limit, normally max(30 s, 10 x budget)
+
+    def asleep(problem):
+        time.sleep(5)
+        return in_id_order(problem)
+
+    started = time.monotonic()
+    out, report = check_assignor(Fn(asleep), GROUP, budget_s=0.01)
+    assert out is None and time.monotonic() - started < 3
+    [v] = report.violations
+    assert v.invariant == "H7" and "hang limit" in v.message and v.cause == "hang"
 
 
 def test_returning_something_else_is_h7():

@@ -1,25 +1,32 @@
-"""The `cmd:` protocol end to end: a real Java assignor, and targets that crash, hang or talk nonsense."""
+"""The `cmd:` protocol end to end: a real Java assignor, and targets that crash, hang, talk out of turn or
+attack the harness (flood stderr, leave processes behind, answer 100 MB lines, spin the CPU)."""
 
+import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
+from assigncheck.impl.targets import command
 from assigncheck.impl.targets.command import CommandTarget, TargetError
-from assigncheck.spec.errors import InputError
+from assigncheck.spec.check import check_assignor
+from assigncheck.spec.errors import InputError, TargetUnavailable
 from assigncheck.spec.model import Member, Problem
 
 ROOT = Path(__file__).resolve().parents[1]
 MISBEHAVING = ROOT / "tests" / "fixtures" / "misbehaving_target.py"
+P = Problem({"t": 2}, [Member("a", {"t"}), Member("b", {"t"})])
+Q = Problem({"t": 3}, [Member("x", {"t"}), Member("y", {"t"})])
 
 
 @pytest.fixture(scope="module")
 def java_range(tmp_path_factory):
     build = tmp_path_factory.mktemp("java-range")
     subprocess.run(["javac", "-d", str(build), str(ROOT / "examples/java-range/RangeAssignor.java")], check=True)
-    target = CommandTarget(f"java -cp {build} RangeAssignor", timeout_s=30)
+    target = CommandTarget(f"java -cp {build} RangeAssignor", hang_s=30)
     yield target
     target.close()
 
@@ -38,33 +45,122 @@ def test_java_range_target_equals_the_reference(java_range):
         assert java_range.assign(p) == REFERENCES["range"].assign(p), k
 
 
-def _target(mode: str, timeout_s: float = 5.0) -> CommandTarget:
-    return CommandTarget(f"{sys.executable} {MISBEHAVING} {mode}", timeout_s=timeout_s)
+def _target(mode: str, *args: str, hang_s: float = 5.0, protocol: int = 1) -> CommandTarget:
+    v2 = ["--v2"] if protocol == 2 else []
+    return CommandTarget([sys.executable, str(MISBEHAVING), mode, *args, *v2], hang_s=hang_s, protocol=protocol)
 
 
 @pytest.mark.parametrize(
-    ("mode", "expected"),
-    [("crash", "crash.*exit code 3.*boom"), ("hang", "hang: no reply within 1 s"),
-     ("garbage", "malformed reply \\(not JSON\\)"), ("error", "target reported an error: cannot assign"),
-     ("wrong-shape", "malformed reply: .*must be an integer")],
+    ("mode", "expected", "cause"),
+    [("crash", "crash.*exit code 3.*boom", "cmd.exit=3"), ("hang", "hang: no answer within 1 s", "cmd.hang"),
+     ("garbage", "malformed answer \\(not JSON\\)", "cmd.malformed"),
+     ("error", "target reported an error: cannot assign", "java.lang.IllegalStateException@Assignor.assign"),
+     ("wrong-shape", "malformed answer: .*must be an integer", "cmd.malformed")],
 )
-def test_misbehaviour_is_a_target_error_and_the_next_problem_gets_a_fresh_process(mode, expected):
-    target = _target(mode, timeout_s=1.0)
-    p = Problem({"t": 2}, [Member("a", {"t"}), Member("b", {"t"})])
+def test_misbehaviour_is_a_target_error_and_the_next_problem_gets_a_fresh_process(mode, expected, cause):
+    target = _target(mode, hang_s=1.0)
     if mode not in ("error", "wrong-shape"):
-        assert target.assign(p).count("a") == 2  # the first problem is answered
-    with pytest.raises(TargetError, match=expected):
-        target.assign(p)
+        assert target.assign(P).count("a") == 2  # the first problem is answered
+    with pytest.raises(TargetError, match=expected) as failed:
+        target.assign(P)
+    assert failed.value.cause.startswith(cause)
     if mode in ("crash", "hang", "garbage"):
-        assert target.assign(p).count("a") == 2  # restarted (crash, hang) or still alive (garbage)
+        assert target.assign(P).count("a") == 2  # restarted (crash, hang) or still alive (garbage)
     target.close()
 
 
-def test_a_missing_program_is_bad_input():
-    with pytest.raises(InputError, match="cannot start"):
+def test_a_late_answer_is_never_read_as_the_next_problems_answer():
+    target = _target("late", hang_s=1.0)
+    assert target.assign(P).count("a") == 2
+    with pytest.raises(TargetError, match="hang"):
+        target.assign(Q)  # answered after 3 s: the process is killed at 1 s
+    time.sleep(3)  # had it lived, its late answer (members x, y) would now be waiting
+    assert set(target.assign(P).by_member) == {"a", "b"}
+    target.close()
+
+
+def test_a_second_answer_to_one_request_is_discarded_with_its_process():
+    target = _target("twice")
+    assert set(target.assign(P).by_member) == {"a", "b"}
+    time.sleep(0.3)
+    assert set(target.assign(Q).by_member) == {"x", "y"}  # not the extra answer to P
+    assert target.out_of_turn == 1
+    target.close()
+
+
+def test_protocol_2_discards_a_late_answer_by_its_id():
+    target = _target("stale", protocol=2)
+    for p in (P, Q, P, Q):  # each request is first answered with the previous request's id
+        assert set(target.assign(p).by_member) == {m.member_id for m in p.members}
+    target.close()
+
+
+def test_a_target_that_never_answers_is_a_hang_within_the_wall_limit():
+    target = _target("silent", hang_s=0.5)
+    started = time.monotonic()
+    with pytest.raises(TargetError, match="hang"):
+        target.assign(P)
+    assert time.monotonic() - started < 5
+    target.close()
+
+
+def test_h7_is_the_childs_cpu_time_not_the_wall_clock():
+    busy = _target("busy")  # 3 s of CPU per answer
+    _, report = check_assignor(busy, P, budget_s=1.0, measure=False)
+    (v,) = [v for v in report.violations if v.invariant == "H7"]
+    assert v.cause in ("cmd.timeout", "timeout"), v
+    busy.close()
+    slow = _target("late", hang_s=10)  # 3 s of wall clock, no CPU: within a 1 s CPU budget
+    assert check_assignor(slow, P, budget_s=1.0, measure=False)[1].violations == ()  # problem 1 is answered at once
+    out, cpu = slow.assign_metered(Q, cpu_budget_s=1.0, hang_s=10)
+    assert cpu < 1.0 and set(out.by_member) == {"x", "y"}
+    slow.close()
+
+
+def test_stderr_is_a_bounded_tail():
+    target = _target("chatty")
+    for _ in range(20):  # 20 MB written to stderr in all
+        assert target.assign(P).count("a") == 2
+    assert len(target._err) <= command.STDERR_TAIL_BYTES
+    target.close()
+
+
+def test_everything_a_target_started_dies_with_it(tmp_path):
+    pid_file = tmp_path / "pid"
+    target = _target("grandchild", str(pid_file))
+    assert target.assign(P).count("a") == 2
+    grandchild = int(pid_file.read_text())
+    os.kill(grandchild, 0)  # alive while the target is
+    target.close()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.kill(grandchild, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail("the target's own child survived close()")
+
+
+def test_a_100_mb_answer_is_read_in_linear_time_and_a_bigger_one_is_cut_off(monkeypatch):
+    target = _target("huge", "100")
+    started = time.monotonic()
+    assert target.assign(P).count("a") == 2
+    assert time.monotonic() - started < 20  # quadratic buffering took minutes
+    monkeypatch.setattr(command, "MAX_ANSWER_BYTES", 8 << 20)
+    with pytest.raises(TargetError, match="answer over 8 MiB"):
+        target.assign(P)
+    target.close()
+
+
+def test_a_missing_program_cannot_start():
+    with pytest.raises(TargetUnavailable, match="cannot start"):
         CommandTarget("/nonexistent/assignor --flag").assign(Problem({"t": 1}, [Member("a", {"t"})]))
     with pytest.raises(InputError, match="needs a command"):
         CommandTarget("  ")
+    with pytest.raises(InputError, match="cannot split"):
+        CommandTarget("'unterminated")
 
 
 def test_targets_pickle_without_their_process():

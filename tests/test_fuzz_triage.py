@@ -7,12 +7,13 @@ import json
 from dataclasses import replace
 
 from assigncheck.fuzz.decode import encode_problem
-from assigncheck.spec.minimize import minimize
 from assigncheck.fuzz.targets import AssignorTarget, CodecTarget, Finding, load
-from assigncheck.fuzz.triage import Recorded, parse_note, record, reproducer_path
+from assigncheck.fuzz.triage import Recorded, record, reproducer_path
 from assigncheck.spec.codec import Subscription, encode_subscription
 from assigncheck.spec.json_format import load_problem
+from assigncheck.spec.minimize import minimize
 from assigncheck.spec.model import Member, Problem
+from assigncheck.spec.reproducer import legacy_note_fields, record_of
 
 CEILING = "tests.fixtures.broken_assignors:CeilingForAllSticky"
 BOTH_KEEP = "tests.fixtures.broken_assignors:SameGenerationBothKeep"
@@ -36,12 +37,12 @@ def test_the_ceiling_bug_is_found_and_minimized_to_three_members():
     assert small.partition_racks is None and all(m.rack is None for m in small.members)  # noise removed
 
 
-def test_run_decodes_bytes_and_reports_the_first_violation():
+def test_run_decodes_bytes_and_reports_every_violation():
     target = load(BOTH_KEEP)
     same_gen = Problem({"t": 2}, (Member("a", {"t"}, {"t": [0]}, 3), Member("b", {"t"}, {"t": [0]}, 3)))
-    finding = target.run(encode_problem(same_gen))
-    assert finding is not None and finding.violation.invariant == "H4"
-    assert target.run(encode_problem(Problem({"t": 2}, (Member("a", {"t"}, {"t": [0]}, 3),)))) is None
+    findings = target.run(encode_problem(same_gen))
+    assert "H4" in {f.violation.invariant for f in findings}
+    assert target.run(encode_problem(Problem({"t": 2}, (Member("a", {"t"}, {"t": [0]}, 3),)))) == []
 
 
 def test_outside_the_declared_domain_nothing_is_checked():
@@ -68,12 +69,13 @@ def test_a_finding_is_written_minimized_once_and_its_note_carries_the_input(tmp_
     assert recorded.new and path.name.startswith("balance.perfect-")
     saved = load_problem(path)
     assert len(saved.members) <= 3 and target.reproduces(saved, "balance.perfect")
-    note = parse_note(json.loads(path.read_text())["note"])
-    assert note["target"] == CEILING and note["invariant"] == "balance.perfect" and note["seed"] == "9"
+    rec = record_of(json.loads(path.read_text()))
+    assert rec.target.spec == CEILING and rec.invariant == "balance.perfect" and rec.seed == 9
+    assert rec.budget_s == target.budget_s and rec.stage == "fuzz"
     assert path == reproducer_path(tmp_path, Finding(CEILING, finding.violation, saved, data))
-    assert path.name.endswith(f"-{note['signature']}.json")
-    assert note["input"] == "base64:" + base64.b64encode(data).decode()
-    assert "member counts" in note["message"]
+    assert rec.signature == Finding(CEILING, finding.violation, saved, data).signature
+    assert rec.input == "base64:" + base64.b64encode(data).decode()
+    assert "member counts" in rec.message
     assert json.loads(path.read_text())["note"].startswith(f"assignor: {CEILING}. ")  # test_vectors.py's convention
     assert record(target, finding, tmp_path) == Recorded(path, new=False)  # the same signature: a duplicate
     assert [p.name for p in tmp_path.iterdir()] == [path.name]  # no temporary files left behind
@@ -83,10 +85,12 @@ def test_a_finding_is_written_minimized_once_and_its_note_carries_the_input(tmp_
     assert [p.name for p in tmp_path.iterdir()] == [path.name]
 
 
-def test_parse_note_ignores_other_notes_and_keeps_semicolons_in_the_message():
-    assert parse_note("sticky, KAFKA-1234") == {}
-    fields = parse_note("fuzz finding; target=a:b; invariant=H4; message=x; y=z")
+def test_older_notes_still_name_their_target_and_keep_semicolons_in_the_message():
+    assert legacy_note_fields("sticky, KAFKA-1234") == {}
+    fields = legacy_note_fields("fuzz finding; target=a:b; invariant=H4; message=x; y=z")
     assert fields == {"target": "a:b", "invariant": "H4", "message": "x; y=z"}
+    rec = record_of({"note": "gate finding; target=range; invariant=H8; stage=s; seed=3; message=m"})
+    assert rec.target.spec == "range" and rec.invariant == "H8" and rec.seed == 3
 
 
 def test_codec_targets_accept_junk_and_check_the_round_trip():
@@ -119,6 +123,6 @@ def test_the_problem_kind_comes_from_the_target_not_its_name():
 def test_an_input_that_decodes_like_an_earlier_one_is_not_judged_again():
     target = load(BOTH_KEEP)
     data = encode_problem(Problem({"t": 2}, (Member("a", {"t"}, {"t": [0]}, 3), Member("b", {"t"}, {"t": [0]}, 3))))
-    assert target.run(data) is not None
-    assert target.run(data + b"\xff" * 40) is None  # bytes the decoder never reads: the same problem, judged
-    assert load(BOTH_KEEP).run(data + b"\xff" * 40) is not None  # a fresh target judges it
+    assert target.run(data)
+    assert target.run(data + b"\xff" * 40) == []  # bytes the decoder never reads: the same problem, judged
+    assert load(BOTH_KEEP).run(data + b"\xff" * 40)  # a fresh target judges it

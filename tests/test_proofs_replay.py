@@ -4,9 +4,9 @@ bound, `verify.replay.conformance`), and its exhaustive enumeration reaches the 
 import json
 from pathlib import Path
 
-from assigncheck.ci.gate import PROFILES, Context
+from assigncheck.ci.context import PROFILES, Context
 from assigncheck.ci.results import StageResult
-from assigncheck.ci.stage_proofs import _replay
+from assigncheck.ci.stages.proofs import _replay
 from assigncheck.impl import registry
 from assigncheck.spec.model import Assignment
 from assigncheck.verify.exhaustive import exhaust, problems
@@ -100,3 +100,16 @@ def test_cooperative_targets_are_enumerated_in_cooperative_groups():
     assert exhaust(registry.get("cooperative-sticky"), bound, protocol="cooperative").findings == []
     found = exhaust(HoldsTooMuch(), bound, protocol="cooperative", max_findings=3)
     assert "cooperative.withhold" in {v.invariant for _, v in found.findings}
+
+
+def test_the_enumeration_for_outside_targets_reaches_three_members_two_generations_and_junk_early():
+    from assigncheck.ci.stages.proofs import EXHAUSTIVE_BOUND
+
+    bound = Bound(*EXHAUSTIVE_BOUND["quick"])
+    assert (bound.members, bound.generations) == (3, 2)
+    early = [p for _, p in zip(range(300), problems(bound, gone=True, spread=True, seed=0))]  # a loaded machine's
+    three = [p for p in early if len(p.members) == 3]
+    assert three and any({1, 2} <= {m.generation for m in p.members} for p in three)
+    assert any("gone" in m.subscription for p in three for m in p.members)  # the junk profile
+    assert any(len({tuple(sorted(_pairs(m))) for m in p.members if m.owned}) < sum(bool(m.owned) for m in p.members)
+               for p in three)  # two members claiming the same partitions

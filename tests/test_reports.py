@@ -6,14 +6,20 @@ import subprocess
 from xml.etree import ElementTree as ET
 
 from assigncheck.ci.reports import write_all
-from assigncheck.ci.results import Finding, GateResult, StageResult
+from assigncheck.ci.results import Finding, GateResult, StageResult, Work
 
 
 def _result():
-    ok = StageResult("properties", "range", 1.5, checked=("H1", "H4", "exact"), stats={"examples": 150})
-    bad = StageResult("properties", "broken", 2.0, checked=("H1", "H4"),
+    ok = StageResult("properties", "range", 1.5, checked=("H1", "H4", "exact"),
+                     promises="balance=per-topic,exact=range", work=Work(150, 600, "examples"),
+                     notes=["ran 150/600 examples: under half of its nominal work"])
+    bad = StageResult("properties", "broken", 2.0, checked=("H1", "H4"), promises="",
                       findings=[Finding("properties", "broken", "H4", "t0-1 given to a and b", "r/p.json", 7,
-                                        ("a", "b"), (("t0", 1),))])
+                                        ("a", "b"), (("t0", 1),), status="confirmed"),
+                                Finding("properties", "broken", "H8", "two runs differ", "r/q.json", 7,
+                                        status="unconfirmed", why="replay from the file alone: no longer reproduces"),
+                                Finding("properties", "broken", "H7", "crash on an empty group", "r/u.json", 7,
+                                        status="unreachable", why="a group with no members")])
     err = StageResult("fuzz", "broken", 0.5, error="RuntimeError: libFuzzer not found")
     skip = StageResult("proofs", "range", 0.0, stats={"skipped": "no model"})
     result = GateResult("quick", ("range", "broken"), [ok, bad, err, skip], seconds=4.0)
@@ -36,6 +42,12 @@ def test_junit_has_one_case_per_target_stage_invariant(tmp_path):
     skipped = [c for c in cases if c.find("skipped") is not None]
     assert [(c.get("classname"), c.find("skipped").get("message")) for c in skipped] == [
         ("range.proofs", "no model")]
+    broken = root.find(".//testsuite[@name='properties.broken']")
+    listed = broken.find("system-out").text  # unconfirmed and unreachable findings: listed, not failures
+    assert "H8" in listed and "unconfirmed" in listed and "H7" in listed and "unreachable" in listed
+    props = {p.get("name"): p.get("value") for p in root.find(".//testsuite[@name='properties.range']")
+             .findall("properties/property")}
+    assert props == {"promises": "balance=per-topic,exact=range", "work": "150/600 examples"}
 
 
 def test_json_and_markdown(tmp_path):
@@ -44,9 +56,14 @@ def test_json_and_markdown(tmp_path):
     doc = json.loads(files["json"].read_text())
     assert doc["ok"] is False and len(doc["stages"]) == 4
     assert doc["stages"][1]["findings"][0]["reproducer"] == "r/p.json"
+    assert doc["counts"] == {"confirmed": 1, "unconfirmed": 1, "unreachable": 1}
+    assert doc["stages"][0]["work"] == {"done": 150, "nominal": 600, "unit": "examples", "short": True}
+    assert any("under half" in w for w in doc["warnings"])
     md = files["markdown"].read_text()
     assert "FAILED" in md and "| `broken` | ❌ 1 | ❌ | – |" in md and "libFuzzer not found" in md
-    assert "| `range` | ✅ | – | skipped |" in md
+    assert "| `range` | ✅ (150/600 examples) | – | skipped |" in md
+    assert "### Findings: unconfirmed" in md and "### Findings: unreachable" in md
+    assert "properties/`range`: balance=per-topic,exact=range" in md and "properties/`broken`: H1-H8 only" in md
     result.stages = result.stages[:1]
     result.targets = ("range",)
     assert "passed" in write_all(result, tmp_path / "ok", rows)["markdown"].read_text()
@@ -73,9 +90,9 @@ def test_html_renders_in_headless_chromium(tmp_path):
 def test_the_campaign_stage_marks_streams_targets_skipped(tmp_path):
     """The campaign's profiles generate consumer groups: a streams target gets a skipped result (shown as
     "skipped" in every report), not a missing one (a blank cell in the terminal summary)."""
-    from assigncheck.ci import stage_campaign
-    from assigncheck.ci.gate import PROFILES, Context
+    from assigncheck.ci.context import PROFILES, Context
+    from assigncheck.ci.stages import campaign
     from assigncheck.impl.registry import get
 
-    results = stage_campaign.run([get("streams-sticky")], Context(PROFILES["quick"], tmp_path))
+    results = campaign.run([get("streams-sticky")], Context(PROFILES["quick"], tmp_path))
     assert [(r.stage, r.target, r.skipped) for r in results] == [("campaign", "streams-sticky", True)]

@@ -99,3 +99,11 @@ def test_triggering_shape_breaks_the_entry_and_not_the_assignor_it_breaks(module
     assert invariant in {v.invariant for v in report.violations}, report.violations
     _, baseline = check_assignor(healthy, problem, promises=broken.promises, budget_s=20)
     assert baseline.ok, baseline.violations
+
+
+def test_a_catch_needs_a_reproducer_that_replays(tmp_path):
+    from assigncheck.impl.registry import load
+    from benchmarks.zoo.measure import run_stage
+
+    cell = run_stage(load("tests.fixtures.verdict_targets:OnceInAProcess"), "properties", tmp_path, "roundrobin")
+    assert cell["unconfirmed"] == 1 and not cell["caught"] and not cell["found"]

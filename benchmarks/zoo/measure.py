@@ -75,7 +75,8 @@ def run_stage(target: Any, stage: str, report_dir: Path, base: str | None, seed:
         return {"stage": stage, "available": False, "error": str(e)}
     seconds = time.monotonic() - started
     mine = [s for s in result.stages if s.target in (target.name, "all")]
-    findings = [f for s in mine for f in s.findings if f.target == target.name]
+    # A catch is a confirmed finding: its reproducer replayed alone in a fresh process (ci.findings.confirm).
+    findings = [f for s in mine for f in s.findings if f.target == target.name and f.fails and f.reproducer]
     errors = [s.error for s in mine if s.error]
     first = findings[0] if findings else None
     members, partitions = reproducer_size(first.reproducer if first else None)
@@ -85,6 +86,7 @@ def run_stage(target: Any, stage: str, report_dir: Path, base: str | None, seed:
         "available": True,
         "caught": bool(findings) and clean is not False,
         "found": bool(findings),
+        "unconfirmed": sum(not f.fails for s in mine for f in s.findings if f.target == target.name),
         "baseline_passes_reproducer": clean,
         "seconds": round(seconds, 2),
         "invariant": first.invariant if first else None,
