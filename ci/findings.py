@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
@@ -26,6 +27,7 @@ from typing import Any
 
 from assigncheck.ci.context import Context
 from assigncheck.ci.results import Finding
+from assigncheck.spec.check import hang_limit
 from assigncheck.spec.json_format import load_problem, problem_to_json
 from assigncheck.spec.model import AnyProblem
 from assigncheck.spec.promises import Assignor
@@ -75,10 +77,12 @@ def _same(a: Violation, b: Violation) -> bool:
     return a.invariant == b.invariant and a.cause == b.cause
 
 
-def check(target: Assignor, problem: AnyProblem, seed: int, budget_s: float) -> list[Violation]:
+def check(target: Assignor, problem: AnyProblem, seed: int, budget_s: float, hang_s: float | None = None
+          ) -> list[Violation]:
     from assigncheck.spec.check import check_assignor
 
-    return list(check_assignor(target, problem, seed=seed, budget_s=budget_s, measure=False)[1].violations)
+    return list(check_assignor(target, problem, seed=seed, budget_s=budget_s, hang_s=hang_s,
+                               measure=False)[1].violations)
 
 
 def _safe(text: str) -> str:
@@ -92,7 +96,8 @@ def write_reproducer(ctx: Context, stage: str, target: Assignor, problem: AnyPro
 
     ref = ref_of(target)
     record = Record(ref, violation.invariant, stage=stage, seed=seed, budget_s=ctx.profile.budget_s,
-                    cause=violation.cause, signature=sig, message=violation.message[:2000], extra=extra or {})
+                    hang_s=hang_limit(ctx.profile.budget_s), cause=violation.cause, signature=sig,
+                    message=violation.message[:2000], extra=extra or {})
     name = f"{stage}-{_safe(ref.spec)}-{_safe(violation.invariant)}-{signature_id(sig)}.json"
     path = ctx.work_dir / "reproducers" / name
     note = f"assignor: {ref.spec}. {stage} finding, {violation.invariant}: {violation.message[:500]}{how}"
@@ -181,25 +186,42 @@ def loadable(target: Assignor) -> bool:
     return hasattr(module, rest)
 
 
+_REPLAYS: set[subprocess.Popen[str]] = set()  # replays running now, killed if the gate is interrupted
+
+
+def _kill(proc: subprocess.Popen[str]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)  # the replay and everything it started (a cmd: target)
+    except ProcessLookupError:
+        pass
+
+
 def replay_in_fresh_process(path: str, timeout_s: float) -> tuple[int, dict[str, Any] | None, str]:
-    """`assigncheck replay FILE --json` in a new interpreter: (exit code, its JSON answer, its stderr)."""
+    """`assigncheck replay FILE --json` in a new interpreter: (exit code, its JSON answer, its stderr). The
+    replay runs in a session of its own and is killed with everything it started on any interruption."""
+    proc = subprocess.Popen([sys.executable, "-m", "assigncheck.ci", "replay", path, "--json"], cwd=os.getcwd(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    _REPLAYS.add(proc)
     try:
-        done = subprocess.run([sys.executable, "-m", "assigncheck.ci", "replay", path, "--json"],
-                              capture_output=True, text=True, timeout=timeout_s, cwd=os.getcwd())
+        out, err = proc.communicate(timeout=timeout_s)
     except subprocess.TimeoutExpired:
+        _kill(proc)
+        proc.communicate()
         return -1, None, f"replay did not finish within {timeout_s:g} s"
+    finally:
+        _REPLAYS.discard(proc)
     try:
-        answer = json.loads(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else None
+        answer = json.loads(out.strip().splitlines()[-1]) if out.strip() else None
     except (ValueError, IndexError):
         answer = None
-    return done.returncode, answer, done.stderr.strip()[-300:]
+    return proc.returncode, answer, err.strip()[-300:]
 
 
 H8_TRIES = 5  # a nondeterministic target may agree with itself a few times in a row
 
 
-def reproduces(target: Assignor, problem: AnyProblem, invariant: str | None, seed: int, budget_s: float
-               ) -> tuple[list[Violation], list[Violation], int]:
+def reproduces(target: Assignor, problem: AnyProblem, invariant: str | None, seed: int, budget_s: float,
+               hang_s: float | None = None) -> tuple[list[Violation], list[Violation], int]:
     """Check `problem` again: (every violation, those of `invariant` (all when None), tries). Nondeterminism
     (H8) shows when two runs of one input differ, which may take a few tries."""
     from assigncheck.spec.violations import judged_as
@@ -210,7 +232,7 @@ def reproduces(target: Assignor, problem: AnyProblem, invariant: str | None, see
     attempt = 0
     while attempt < tries and not any(wanted in (None, v.invariant) for v in violations):
         attempt += 1
-        violations = check(target, problem, seed, budget_s)
+        violations = check(target, problem, seed, budget_s, hang_s)
     return violations, [v for v in violations if wanted in (None, v.invariant)], attempt
 
 
@@ -235,7 +257,7 @@ def confirm(findings: Sequence[Finding], target_of: Callable[[Finding], Assignor
         if target is not None and not loadable(target):
             assert record is not None
             _, matching, _ = reproduces(target, problem, record.invariant, record.seed,
-                                        record.budget_s or ctx.profile.budget_s)
+                                        record.budget_s or ctx.profile.budget_s, record.hang_s)
             where = "replayed from the file in the gate's process (the target cannot be loaded by another)"
             return replace(f, status="confirmed" if matching else "unconfirmed",
                            why="" if matching else f"{where}: no longer reproduces")
@@ -245,5 +267,13 @@ def confirm(findings: Sequence[Finding], target_of: Callable[[Finding], Assignor
         said = (answer or {}).get("summary") or err or f"exit code {code}"
         return replace(f, status="unconfirmed", why=f"replay from the file alone: {said}")
 
-    with ThreadPoolExecutor(max_workers=max(1, min(2, os.cpu_count() or 1))) as pool:
-        return list(pool.map(one, findings))
+    pool = ThreadPoolExecutor(max_workers=max(1, min(2, os.cpu_count() or 1)))
+    futures = [pool.submit(one, f) for f in findings]
+    try:
+        return [f.result() for f in futures]
+    except BaseException:  # Ctrl-C: stop every replay now rather than wait for them
+        for proc in list(_REPLAYS):
+            _kill(proc)
+        raise
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)

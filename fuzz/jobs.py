@@ -67,16 +67,16 @@ def _read(stream: TextIO, state: JobState, findings: dict[str, str], lock: threa
 
 
 def _command(target: str, out: Path, corpus: Path, seeds: Path, seconds: float, seed: int, budget_s: float,
-             engine: str, max_len: int, minimize_s: float) -> list[str]:
+             engine: str, max_len: int, minimize_s: float, runs: int | None) -> list[str]:
     return [sys.executable, "-m", "assigncheck.fuzz.runner", "--target", target, "--out", str(out),
             "--corpus", str(corpus), "--seeds", str(seeds), "--seconds", str(seconds), "--seed", str(seed),
             "--budget", str(budget_s), "--engine", engine, "--max-len", str(max_len),
-            "--minimize-seconds", str(minimize_s)]
+            "--minimize-seconds", str(minimize_s), *(["--runs", str(runs)] if runs is not None else [])]
 
 
 def fuzz_target(target: str, *, seconds: float, jobs: int, out: Path, seed: int, budget_s: float, engine: str,
                 max_len: int, vectors: Path, stop_on_finding: bool = False, minimize_s: float = 20.0,
-                status: TextIO = sys.stderr) -> TargetResult:
+                runs: int | None = None, status: TextIO = sys.stderr) -> TargetResult:
     """Fuzz one target with `jobs` processes for `seconds`; findings land in `out` as they are found.
     With `stop_on_finding` the jobs are stopped once the first reproducer is written (and minimized)."""
     from .runner import build_seeds
@@ -95,7 +95,8 @@ def fuzz_target(target: str, *, seconds: float, jobs: int, out: Path, seed: int,
     start = time.monotonic()
     try:
         for j in range(jobs):
-            cmd = _command(target, out, corpus, seeds, seconds, seed + j, budget_s, engine, max_len, minimize_s)
+            cmd = _command(target, out, corpus, seeds, seconds, seed + j, budget_s, engine, max_len, minimize_s,
+                           runs)
             proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                     errors="replace")
             procs.append(proc)

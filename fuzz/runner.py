@@ -114,13 +114,14 @@ def _mutate(data: bytes, rng: random.Random, max_len: int) -> bytes:
     return bytes(buf[:max_len])
 
 
-def random_engine(job: Job, dirs: Sequence[Path], seconds: float, seed: int, max_len: int) -> None:
+def random_engine(job: Job, dirs: Sequence[Path], seconds: float, seed: int, max_len: int,
+                  runs: int | None = None) -> None:
     """Seeded mutations of the seed inputs and of fresh random bytes; status once a second."""
     rng = random.Random(seed)
     pool = [p.read_bytes() for d in dirs if d.is_dir() for p in sorted(d.iterdir()) if p.is_file()] or [b""]
     start = last = time.monotonic()
     n = 0
-    while time.monotonic() - start < seconds:
+    while time.monotonic() - start < seconds and (runs is None or n < runs):
         base = rng.choice(pool) if rng.random() < 0.7 else bytes(rng.randrange(256) for _ in range(rng.randint(1, 48)))
         job(_mutate(base, rng, max_len))
         n += 1
@@ -148,6 +149,7 @@ def atheris_engine(args: argparse.Namespace) -> None:
         job = Job(args.target, args.out, seed=args.seed, budget_s=args.budget, minimize_s=args.minimize_seconds)
     libfuzzer = [
         sys.argv[0], f"-max_total_time={int(args.seconds)}", f"-seed={args.seed}", "-use_value_profile=1",
+        *([f"-runs={args.runs}"] if args.runs is not None else []),
         f"-artifact_prefix={args.out}/", f"-max_len={args.max_len}", "-len_control=0",
         f"-timeout={int(hang_limit(args.budget) * 3)}", "-print_final_stats=1", f"-dict={DICTIONARY}",
         str(args.corpus), *[str(d) for d in args.seeds_dirs],
@@ -172,6 +174,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, required=True)
     parser.add_argument("--seeds", dest="seeds_dirs", type=Path, action="append", default=[])
     parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--runs", type=int, default=None, help="stop after this many inputs (default: none)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--budget", type=float, default=2.0)
     parser.add_argument("--minimize-seconds", type=float, default=20.0)
@@ -182,7 +185,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.corpus.mkdir(parents=True, exist_ok=True)
     if args.engine == "random":
         job = Job(args.target, args.out, seed=args.seed, budget_s=args.budget, minimize_s=args.minimize_seconds)
-        random_engine(job, [args.corpus, *args.seeds_dirs], args.seconds, args.seed, args.max_len)
+        random_engine(job, [args.corpus, *args.seeds_dirs], args.seconds, args.seed, args.max_len, args.runs)
     else:
         atheris_engine(args)
     return 0

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from assigncheck.spec.check import hang_limit
 from assigncheck.spec.json_format import dumps, problem_to_json, write_atomic
 from assigncheck.spec.minimize import minimize
 from assigncheck.spec.reproducer import Record, save
@@ -48,7 +49,8 @@ def reproducer_path(out_dir: str | Path, finding: Finding) -> Path:
 def _write(target: AssignorTarget, finding: Finding, path: Path, seed: int | None) -> None:
     v = finding.violation
     record = Record(target.ref, v.invariant, stage="fuzz", seed=target.seed if seed is None else seed,
-                    budget_s=target.budget_s, cause=v.cause, signature=finding.signature, message=v.message[:2000],
+                    budget_s=target.budget_s, hang_s=hang_limit(target.budget_s), cause=v.cause,
+                    signature=finding.signature, message=v.message[:2000],
                     input="base64:" + base64.b64encode(finding.data).decode())
     note = f"assignor: {target.spec}. fuzz finding, {v.invariant}: {v.message[:500]}"
     save(problem_to_json(finding.problem), record, path, note)

@@ -162,7 +162,7 @@ _TIMERS = ((signal.ITIMER_PROF, signal.SIGPROF, _on_cpu), (signal.ITIMER_REAL, s
 
 
 @contextmanager
-def _timers(budget_s: float) -> Iterator[bool]:
+def _timers(budget_s: float, hang_s: float) -> Iterator[bool]:
     """Interrupt the block once the process has spent clearly more than `budget_s` of CPU (ITIMER_PROF counts
     every thread of the process, hence the margin; the verdict itself uses this thread's CPU time), or after
     the hang limit of wall clock. Only in the main thread with both timers free; yields whether armed."""
@@ -173,7 +173,7 @@ def _timers(budget_s: float) -> Iterator[bool]:
         return
     previous = [signal.signal(sig, handler) for _, sig, handler in _TIMERS]
     signal.setitimer(signal.ITIMER_PROF, budget_s * 1.5 + 0.5)
-    signal.setitimer(signal.ITIMER_REAL, hang_limit(budget_s))
+    signal.setitimer(signal.ITIMER_REAL, hang_s)
     try:
         yield True
     finally:
@@ -193,8 +193,7 @@ def crash_cause(e: BaseException) -> str:
     return f"{type(e).__name__}@{os.path.basename(code.co_filename)}:{code.co_name}:{tb.tb_lineno}"
 
 
-def _in_thread(assignor: Assignor, problem: Problem | StreamsProblem, budget_s: float,
-               box: dict[str, Any]) -> bool:
+def _in_thread(assignor: Assignor, problem: Problem | StreamsProblem, hang_s: float, box: dict[str, Any]) -> bool:
     """Outside the main thread: run in a daemon thread; past the hang limit it is abandoned (Python cannot
     stop a thread). Returns whether the call finished."""
 
@@ -208,19 +207,21 @@ def _in_thread(assignor: Assignor, problem: Problem | StreamsProblem, budget_s: 
 
     worker = threading.Thread(target=call, name=f"assign:{getattr(assignor, 'name', '?')}", daemon=True)
     worker.start()
-    worker.join(hang_limit(budget_s))
+    worker.join(hang_s)
     return not worker.is_alive()
 
 
-def _call(assignor: Assignor, problem: Problem | StreamsProblem, budget_s: float | None) -> tuple[Any, float]:
+def _call(assignor: Assignor, problem: Problem | StreamsProblem, budget_s: float | None, hang_s: float | None
+          ) -> tuple[Any, float]:
     """(output, CPU seconds) of one call; raises _Failed for a crash, a hang or CPU past the budget."""
     name = getattr(assignor, "name", type(assignor).__name__)
+    hang_s = hang_s if hang_s is not None or budget_s is None else hang_limit(budget_s)
     metered = getattr(assignor, "assign_metered", None)
     if metered is not None:  # an outside process: it measures and limits its own CPU time
         try:
             if budget_s is None:
                 return metered(problem)
-            return metered(problem, cpu_budget_s=budget_s, hang_s=hang_limit(budget_s))
+            return metered(problem, cpu_budget_s=budget_s, hang_s=hang_s)
         except TargetUnavailable:
             raise
         except TargetFailure as e:
@@ -237,7 +238,7 @@ def _call(assignor: Assignor, problem: Problem | StreamsProblem, budget_s: float
         box["cpu"] = time.thread_time() - started
     else:
         try:
-            with _timers(budget_s) as armed:
+            with _timers(budget_s, hang_s) as armed:  # type: ignore[arg-type]
                 if armed:
                     started = time.thread_time()
                     try:
@@ -247,11 +248,11 @@ def _call(assignor: Assignor, problem: Problem | StreamsProblem, budget_s: float
                     except BaseException as e:  # noqa: BLE001 - an assignor's crash is a finding
                         box["error"] = e
                     box["cpu"] = time.thread_time() - started
-                elif not _in_thread(assignor, problem, budget_s, box):
+                elif not _in_thread(assignor, problem, hang_s, box):  # type: ignore[arg-type]
                     raise _OverBudget(hang=True)
         except _OverBudget as over:  # also when a timer fires between the call's return and the disarm
             if over.hang:
-                raise _Failed(Violation("H7", f"{name} did not finish within the {hang_limit(budget_s):g} s "
+                raise _Failed(Violation("H7", f"{name} did not finish within the {hang_s:g} s "
                                               "hang limit (wall clock)", cause="hang")) from None
             raise _Failed(Violation("H7", f"{name} did not finish within its {budget_s:g} s CPU budget",
                                     cause="timeout")) from None
@@ -263,12 +264,14 @@ def _call(assignor: Assignor, problem: Problem | StreamsProblem, budget_s: float
     return box.get("out"), box["cpu"]
 
 
-def run_assignor(assignor: Assignor, problem: Problem | StreamsProblem, budget_s: float | None) -> Assignment:
+def run_assignor(assignor: Assignor, problem: Problem | StreamsProblem, budget_s: float | None,
+                 hang_s: float | None = None) -> Assignment:
     """One `assign` call under H7: any exception, a result that is not an Assignment, or more than `budget_s`
     of CPU time raises `_Failed` (a runaway call is interrupted in the main thread, abandoned elsewhere, and
-    stopped after the wall-clock `hang_limit`). A target that cannot run at all raises TargetUnavailable."""
+    stopped after `hang_s` of wall clock, by default `hang_limit(budget_s)`). A target that cannot run at all
+    raises TargetUnavailable."""
     name = getattr(assignor, "name", type(assignor).__name__)
-    out, cpu = _call(assignor, problem, budget_s)
+    out, cpu = _call(assignor, problem, budget_s, hang_s)
     if budget_s is not None and cpu > budget_s:
         raise _Failed(Violation("H7", f"{name} took {cpu:.2f} s of CPU, over its {budget_s:g} s CPU budget",
                                 cause="timeout"))
@@ -336,6 +339,7 @@ def protocol_form(problem: Problem | StreamsProblem, promises: Promises) -> Prob
 def check_assignor(
     assignor: Assignor, problem: Problem | StreamsProblem, *, promises: Promises | None = None,
     budget_s: float | None = 10.0, seed: int = 0, oracle: bool | None = None, measure: bool = True,
+    hang_s: float | None = None,
 ) -> tuple[Assignment | None, Report]:
     """Run `assignor` on `problem` and check everything it must and promises to do (SPEC.md §3-§8):
     H7 (no crash, within `budget_s` per call), the output (`check_assignment`), H8 determinism and
@@ -346,17 +350,17 @@ def check_assignor(
     name = getattr(assignor, "name", type(assignor).__name__)
     problem = protocol_form(problem, promises)
     try:
-        out = run_assignor(assignor, problem, budget_s)
+        out = run_assignor(assignor, problem, budget_s, hang_s)
     except _Failed as f:
         return None, Report((f.violation,), {})
     report = check_assignment(problem, out, promises, oracle=oracle, measure=measure)
     extra: list[Violation] = []
     quality: Quality = {}
     try:
-        again = run_assignor(assignor, problem, budget_s)
+        again = run_assignor(assignor, problem, budget_s, hang_s)
         extra += _differs("H8", f"two runs of {name} on the same problem differ", out, again)
         if promises.order_independent:
-            shuffled = run_assignor(assignor, shuffled_problem(problem, seed), budget_s)
+            shuffled = run_assignor(assignor, shuffled_problem(problem, seed), budget_s, hang_s)
             extra += _differs("H8", f"{name} depends on the order members, topics or claims are listed in",
                               out, shuffled)
         domain = isinstance(problem, StreamsProblem) or in_domain(problem, promises)
@@ -365,12 +369,12 @@ def check_assignor(
         final_problem, final_out = problem, out
         if isinstance(problem, Problem) and problem.protocol == "cooperative" and promises.max_rounds and domain:
             final_problem, final_out, rounds_violations, n_rounds = _cooperative_rounds(
-                assignor, problem, out, promises, budget_s, oracle)
+                assignor, problem, out, promises, budget_s, oracle, hang_s)
             extra += rounds_violations
             quality["rounds"] = n_rounds
         if (promises.fixpoint and domain and isinstance(final_problem, Problem)
                 and st.withheld(final_problem, final_out) == 0):
-            again = run_assignor(assignor, next_round(final_problem, final_out), budget_s)
+            again = run_assignor(assignor, next_round(final_problem, final_out), budget_s, hang_s)
             extra += _differs("fixpoint", f"feeding {name}'s output back as the owned partitions changes it",
                               final_out, again)
     except _Failed as f:
@@ -389,7 +393,7 @@ def _exact(reference_name: str, problem: Problem | StreamsProblem, out: Assignme
 
 def _cooperative_rounds(
     assignor: Assignor, problem: Problem, first: Assignment, promises: Promises, budget_s: float | None,
-    oracle: bool | None,
+    oracle: bool | None, hang_s: float | None,
 ) -> tuple[Problem, Assignment, list[Violation], int]:
     """Rebalance until nothing is withheld (SPEC.md §6): every round meets H1-H6, the rounds converge
     within `max_rounds`, and the promises hold on the final round. Round 1 (`first`, the output already
@@ -397,7 +401,7 @@ def _cooperative_rounds(
     assert promises.max_rounds is not None
 
     def assign(p: Problem) -> Assignment:
-        return first if p is problem else run_assignor(assignor, p, budget_s)
+        return first if p is problem else run_assignor(assignor, p, budget_s, hang_s)
 
     rounds = run_rounds(assign, problem, promises.max_rounds)
     violations: list[Violation] = []
@@ -405,7 +409,7 @@ def _cooperative_rounds(
         violations += _with_round(check_assignment(p, out, promises, oracle=oracle, measure=False), k)
     if promises.eager:  # it speaks both protocols: each round is its eager assignment minus the transfers
         for k, (p, out) in enumerate(rounds, start=1):
-            eager = run_assignor(assignor, p.replace(protocol="eager"), budget_s)
+            eager = run_assignor(assignor, p.replace(protocol="eager"), budget_s, hang_s)
             violations += _with_round(Report(tuple(cooperative_withhold(p, out, eager))), k)
     last_problem, last_out = rounds[-1]
     still = st.withheld(last_problem, last_out)

@@ -104,6 +104,7 @@ class Record:
     stage: str = ""
     seed: int = 0  # the check's seed: H8's shuffled listing depends on it
     budget_s: float | None = None  # H7's CPU budget per assign call (None: replay's default)
+    hang_s: float | None = None  # H7's wall-clock hang limit per call (None: derived from the budget)
     cause: str = ""
     signature: str = ""
     message: str = ""
@@ -113,7 +114,7 @@ class Record:
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {"target": self.target.to_json(), "invariant": self.invariant, "stage": self.stage,
                                "seed": self.seed}
-        for key in ("budget_s", "cause", "signature", "message", "input"):
+        for key in ("budget_s", "hang_s", "cause", "signature", "message", "input"):
             value = getattr(self, key)
             if value not in (None, ""):
                 doc[key] = value
@@ -130,21 +131,26 @@ class Record:
         seed = doc.get("seed", 0)
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise FormatError(f"{path}.seed", "must be an integer")
-        budget = doc.get("budget_s")
-        if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int | float)
-                                   or not math.isfinite(budget) or budget <= 0):
-            raise FormatError(f"{path}.budget_s", "must be a positive number of seconds")
-        known = {"target", "invariant", "stage", "seed", "budget_s", "cause", "signature", "message", "input"}
+        seconds = {key: _seconds(doc.get(key), f"{path}.{key}") for key in ("budget_s", "hang_s")}
+        known = {"target", "invariant", "stage", "seed", "budget_s", "hang_s", "cause", "signature", "message",
+                 "input"}
         text = {k: doc.get(k, "") for k in ("stage", "cause", "signature", "message", "input")}
         for k, v in text.items():
             if not isinstance(v, str):
                 raise FormatError(f"{path}.{k}", "must be a string")
-        return cls(TargetRef.from_json(doc.get("target"), f"{path}.target"), invariant, seed=seed,
-                   budget_s=None if budget is None else float(budget),
+        return cls(TargetRef.from_json(doc.get("target"), f"{path}.target"), invariant, seed=seed, **seconds,
                    extra={k: v for k, v in doc.items() if k not in known}, **text)
 
     def with_target(self, target: TargetRef) -> Record:
         return replace(self, target=target)
+
+
+def _seconds(value: Any, path: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
+        raise FormatError(path, "must be a positive number of seconds")
+    return float(value)
 
 
 def legacy_note_fields(note: str) -> dict[str, str]:

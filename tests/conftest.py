@@ -13,3 +13,18 @@ def spark():
     session = get_session("local[2]")
     yield session
     session.stop()
+
+
+# ---- the gate in tests: verdicts that do not depend on how busy the machine is -----------------------------
+@pytest.fixture
+def steady(monkeypatch):
+    """The quick profile with its work capped low and its wall-clock budgets out of the way: each stage does
+    its (small) nominal work whatever the load, so a test's verdict is the same on an idle or a busy machine."""
+    from dataclasses import replace
+
+    from assigncheck.ci.context import PROFILES
+
+    quick = replace(PROFILES["quick"], examples=600, properties_s=900, proofs_s=120, exhaustive_problems=300,
+                    fuzz_s=120, fuzz_execs=600, campaign_instances=200, campaign_s=900)
+    monkeypatch.setitem(PROFILES, "quick", quick)
+    return quick

@@ -54,6 +54,7 @@ def test_a_correct_cmd_target_passes_while_every_core_is_busy(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3600)
 def test_the_quick_gate_passes_correct_targets_three_times_in_a_row_under_load(tmp_path):
     target = probe(load(TargetRef(f"{SERVE} roundrobin", "balance=perfect,exact=roundrobin")))
     for k in range(3):
@@ -64,7 +65,7 @@ def test_the_quick_gate_passes_correct_targets_three_times_in_a_row_under_load(t
     target.close()
 
 
-def test_a_promise_finding_on_a_cmd_target_replays_from_its_file_alone(tmp_path, capsys):
+def test_a_promise_finding_on_a_cmd_target_replays_from_its_file_alone(tmp_path, capsys, steady):
     # Round-robin promises no stickiness; declared on the command line, the gate holds it to it everywhere.
     target = probe(load(TargetRef(f"{SERVE} roundrobin", "balance=perfect,stickiness=max_retained")))
     result = _gate([target], tmp_path, ["properties"])
@@ -77,7 +78,7 @@ def test_a_promise_finding_on_a_cmd_target_replays_from_its_file_alone(tmp_path,
     assert "reproduces: stickiness.max_retained" in capsys.readouterr().out
 
 
-def test_a_nondeterministic_target_is_an_h8_finding_with_a_minimized_reproducer(tmp_path):
+def test_a_nondeterministic_target_is_an_h8_finding_with_a_minimized_reproducer(tmp_path, steady):
     result = _gate([load("tests.fixtures.verdict_targets:Flaky")], tmp_path, ["properties"])
     (stage,) = result.stages
     assert stage.error is None
@@ -88,7 +89,7 @@ def test_a_nondeterministic_target_is_an_h8_finding_with_a_minimized_reproducer(
     assert named and named <= members  # the message names members of the minimized problem
 
 
-def test_a_finding_that_does_not_replay_is_listed_but_does_not_fail_the_gate(tmp_path):
+def test_a_finding_that_does_not_replay_is_listed_but_does_not_fail_the_gate(tmp_path, steady):
     result = _gate([load("tests.fixtures.verdict_targets:OnceInAProcess")], tmp_path, ["properties"])
     (finding,) = result.findings
     assert finding.invariant == "H7" and finding.status == "unconfirmed" and "no longer reproduces" in finding.why

@@ -101,7 +101,7 @@ def test_triggering_shape_breaks_the_entry_and_not_the_assignor_it_breaks(module
     assert baseline.ok, baseline.violations
 
 
-def test_a_catch_needs_a_reproducer_that_replays(tmp_path):
+def test_a_catch_needs_a_reproducer_that_replays(tmp_path, steady):
     from assigncheck.impl.registry import load
     from benchmarks.zoo.measure import run_stage
 

@@ -129,6 +129,7 @@ def _master(master: str | None) -> str:
 
 def _write_reproducers(root: Path, summary: dict[str, Any], budget_s: float) -> None:
     """A few raw reproducers per (target, invariant), each replayable alone (`assigncheck replay FILE`)."""
+    from assigncheck.spec.check import hang_limit
     from assigncheck.spec.reproducer import Record, TargetRef, save
 
     for target, per_target in summary["targets"].items():
@@ -137,7 +138,8 @@ def _write_reproducers(root: Path, summary: dict[str, Any], budget_s: float) -> 
             for ex in info["examples"]:
                 name = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{ref.spec}-{invariant}-{ex['instance']}")[:150]
                 message = next((m for m in ex["messages"] if m.startswith(f"{invariant}:")), "")
-                record = Record(ref, invariant, stage="campaign", seed=0, budget_s=budget_s, message=message,
+                record = Record(ref, invariant, stage="campaign", seed=0, budget_s=budget_s,
+                                hang_s=hang_limit(budget_s), message=message,
                                 extra={"instance": ex["instance"], "campaign": summary["campaign_id"]})
                 save(json.loads(ex["reproducer"]), record, root / "reproducers" / f"{name}.json",
                      f"assignor: {ref.spec}. campaign finding, instance {ex['instance']}: {message}")

@@ -84,11 +84,12 @@ def run(args: argparse.Namespace) -> int:
     budget = args.budget if args.budget is not None else (record.budget_s if record and record.budget_s
                                                           else DEFAULT_BUDGET_S)
     seed = record.seed if record is not None else 0
-    return _say(args, _replay(args, ref, problem, invariant, budget, seed, doc.get("note", "")))
+    hang = record.hang_s if record is not None and args.budget is None else None
+    return _say(args, _replay(args, ref, problem, invariant, budget, hang, seed, doc.get("note", "")))
 
 
-def _replay(args: argparse.Namespace, ref: Any, problem: Any, invariant: str | None, budget: float, seed: int,
-            note: str) -> dict[str, Any]:
+def _replay(args: argparse.Namespace, ref: Any, problem: Any, invariant: str | None, budget: float,
+            hang: float | None, seed: int, note: str) -> dict[str, Any]:
     from assigncheck.ci.findings import H8_TRIES, reproduces
     from assigncheck.ci.targets import open_targets
     from assigncheck.spec.violations import judged_as
@@ -96,7 +97,7 @@ def _replay(args: argparse.Namespace, ref: Any, problem: Any, invariant: str | N
     (target,) = open_targets([ref])
     wanted = judged_as(invariant) if invariant else None
     tries = H8_TRIES if wanted == "H8" else 1
-    violations, matching, attempt = reproduces(target, problem, invariant, seed, budget)
+    violations, matching, attempt = reproduces(target, problem, invariant, seed, budget, hang)
     name = ref.spec + (f" with promises {ref.promises!r}" if ref.promises is not None else "")
     what = wanted or (matching[0].invariant if matching else "any violation")
     summary = (f"reproduces: {what} on {name}" + (f" (try {attempt} of {tries})" if tries > 1 else "")

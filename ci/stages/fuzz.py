@@ -30,7 +30,7 @@ def run(target: Assignor, ctx: Context) -> StageResult:
     vectors.mkdir(parents=True, exist_ok=True)
     res = fuzz_target(ref_of(target).key(), seconds=ctx.profile.fuzz_s, jobs=1, out=out, seed=ctx.seed + 1,
                       budget_s=ctx.profile.budget_s, engine="atheris", max_len=256, vectors=vectors,
-                      minimize_s=ctx.profile.minimize_s, status=io.StringIO())
+                      minimize_s=ctx.profile.minimize_s, runs=ctx.profile.fuzz_execs, status=io.StringIO())
     result = StageResult("fuzz", target.name, checked=("H1-H8+promises",), promises=res.promises)
     result.findings = from_files("fuzz", target.name, list(res.findings))
     for failure in res.failed_jobs:  # libFuzzer's own timeout, or an escaped exception: a harness failure

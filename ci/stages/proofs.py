@@ -111,7 +111,7 @@ def _exhaust(target: Assignor, ctx: Context) -> StageResult:
     deadline, checked, hangs, complete = time.monotonic() + seconds, 0, 0, True
     for problem in problems(bound, protocol, equal_subscriptions=target.promises.equal_subscriptions_only,
                             gone=True, spread=True, seed=ctx.seed):
-        if time.monotonic() > deadline:
+        if time.monotonic() > deadline or checked >= ctx.profile.exhaustive_problems:
             complete = False
             break
         _, report = check_assignor(target, problem, seed=ctx.seed, budget_s=ctx.profile.budget_s, oracle=True)
