@@ -127,6 +127,10 @@ def _png(fig: Any) -> str:
 
 
 def _plots(result: GateResult, rows: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
+    from assigncheck.ci.engines import installed
+
+    if not installed("matplotlib"):
+        return []
     import matplotlib
 
     matplotlib.use("Agg")
@@ -197,7 +201,7 @@ def html_page(result: GateResult, rows: Sequence[dict[str, Any]] = ()) -> str:
         f"<figure><figcaption>{esc(title)}</figcaption><img alt='{esc(title)}' src='data:image/png;base64,{png}'>"
         "</figure>"
         for title, png in _plots(result, rows)
-    )
+    ) or "<p>No plots: they need matplotlib (pip install 'assigncheck[plots]').</p>"
     verdict = "passed" if result.exit_code == 0 else "FAILED"
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>assigncheck gate: {verdict}</title>

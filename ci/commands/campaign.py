@@ -50,6 +50,11 @@ def default_shards(instances: int) -> int:
 
 
 def run_diff(args: argparse.Namespace) -> int:
+    from assigncheck.ci.engines import require
+
+    require("a differential campaign", "pyarrow")
+    if args.executor == "spark" or args.master:
+        require("a campaign on Spark", "pyspark", flag="--executor")
     from assigncheck.verify.campaign import run_campaign
     from assigncheck.verify.campaign_rows import CampaignSpec
 
@@ -92,7 +97,12 @@ def print_diff_summary(summary: dict[str, Any], out: str) -> None:
 
 
 def run_fuzz(args: argparse.Namespace) -> int:
+    from assigncheck.ci.engines import require
     from assigncheck.fuzz.campaign import FuzzCampaign, run_fuzz_campaign
+
+    require("a fuzz campaign", "atheris")
+    if args.executor == "spark":
+        require("a fuzz campaign on Spark", "pyspark", flag="--executor")
 
     campaign = FuzzCampaign(_target_keys(args), args.rounds, args.seconds, args.tasks, args.seed)
     spark = None

@@ -36,11 +36,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from assigncheck.ci.engines import require
     from assigncheck.ci.targets import refs_from_args
     from assigncheck.fuzz.jobs import fuzz_target
     from assigncheck.fuzz.targets import CODEC_TARGETS, all_targets
     from assigncheck.impl import registry
 
+    if args.engine == "atheris":
+        require("fuzzing with atheris", "atheris", flag="--engine")
     if args.seconds <= 0:
         raise InputError("--seconds", f"must be positive, got {args.seconds:g}")
     if args.jobs < 1:

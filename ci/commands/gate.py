@@ -25,16 +25,25 @@ def run(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from assigncheck.ci.console import print_summary
+    from assigncheck.ci.engines import STAGE_ENGINES, available_stages, require
     from assigncheck.ci.gate import check_report_dir, run_gate
     from assigncheck.ci.reports import write_all
     from assigncheck.ci.stages import STAGES
     from assigncheck.ci.stages.campaign import ROWS_FILE
     from assigncheck.ci.targets import targets_from_args
 
-    stages = tuple(s.strip() for s in args.stages.split(",")) if args.stages is not None else STAGES
+    console = Console(stderr=True, highlight=False)
+    if args.stages is None:  # every stage whose engine is installed
+        stages, absent = available_stages(STAGES)
+        skipped = "".join(f"; {s} skipped ({hint})" for s, hint in absent.items())
+        console.print(f"assigncheck gate: stages {', '.join(stages)}{skipped}", markup=False, soft_wrap=True)
+    else:
+        stages = tuple(s.strip() for s in args.stages.split(","))
+        for stage in stages:
+            if stage in STAGE_ENGINES:
+                require(f"the {stage} stage", *STAGE_ENGINES[stage], flag="--stages")
     check_report_dir(args.report_dir)  # before any target starts or stage runs
     targets = targets_from_args(args)
-    console = Console(stderr=True)
     steps = sum(1 if s == "campaign" else len(targets) for s in stages)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=True) as bar:

@@ -36,7 +36,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from assigncheck.ci.engines import require
     from assigncheck.spec.errors import InputError
+
+    require("assigncheck prove", "z3")
     from assigncheck.verify.lemmas import LEMMAS, prove_lemma
     from assigncheck.verify.models import MODELS, get_model
     from assigncheck.verify.prove import Bound, prove
