@@ -26,10 +26,11 @@ SERVE = f"cmd:{sys.executable} {ROOT / 'tests' / 'fixtures' / 'reference_target.
 
 
 @contextmanager
-def busy_cores(factor: int = 2):
-    """Every core kept busy by other processes (load >= factor x cores), as on a shared CI runner."""
-    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(factor * (os.cpu_count()
-                                                                                                        or 1))]
+def busy_cores(factor: int = 2, most_s: float = 1800):
+    """Every core kept busy by other processes (load >= factor x cores), as on a shared CI runner. Each spinner
+    also stops by itself after `most_s`, should this process die before it can stop them."""
+    spin = f"import time\nend = time.monotonic() + {most_s}\nwhile time.monotonic() < end: pass"
+    spinners = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(factor * (os.cpu_count() or 1))]
     try:
         yield
     finally:

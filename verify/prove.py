@@ -45,7 +45,7 @@ from .models.base import Model
 from .models.encoding import Inputs, Shape, symbolic, topic_vectors
 from .models.facts import bitblast_solver, prove_fact
 
-Status = Literal["proved", "counterexample", "unknown"]
+Status = Literal["open", "proved", "counterexample", "unknown"]
 # chained models: one plain query per small shape, before the facts are built (measured per shape: plain SAT
 # wins up to members x partitions 16, or 24 with at most 4 partitions; past that the counting blows up)
 QUICK_SECONDS = 0.8
@@ -84,7 +84,7 @@ class Outcome:
     """One invariant's result over the whole bound."""
 
     invariant: str
-    status: Status = "proved"
+    status: Status = "open"  # "proved" only once every shape of the bound is
     problem: Problem | None = None  # the counterexample
     shape: Shape | None = None  # where it was found, or where the time ran out
     note: str = ""
@@ -142,35 +142,61 @@ def _kind(key: tuple[object, ...]) -> object:
     return key[1] if key[0] == "law" else key[0]
 
 
-def _prove_shape(model: Model, inp: Inputs, props: dict[str, z3.BoolRef], names: list[str],
-                 outcomes: dict[str, Outcome], left: Callable[[], float], result: ProofResult) -> str | None:
-    """Prove each open invariant for one shape, in order, with the helper facts and the invariants proved
-    before it as assumptions. Returns why it gave up (time), or None when every query was answered."""
+def _usable_facts(inp: Inputs, left: Callable[[], float]) -> list[tuple[object, z3.BoolRef]] | None:
+    """The encoding's helper facts that are proved valid (a false one, such as a broken variant's quota
+    arithmetic, is just not used); None when the time runs out first."""
     usable = set()
     for key in sorted({key for key, _ in inp.facts}, key=str):
         status = prove_fact(key, left()) if left() > 0 else "unknown"
         if status == "unknown":
-            return f"time ran out proving helper lemma {key}"
-        if status == "proved":  # a false one (a broken variant's quota arithmetic) is just not used
+            return None
+        if status == "proved":
             usable.add(key)
-    usable_facts = [(key, fact) for key, fact in inp.facts if key in usable]
-    known = [fact for _, fact in usable_facts]
-    proved: list[z3.BoolRef] = []  # the invariants proved for this shape so far
+    return [(key, fact) for key, fact in inp.facts if key in usable]
+
+
+def _facts_for(model: Model, names: list[str], usable: list[tuple[object, z3.BoolRef]], known: list[z3.BoolRef],
+               proved: list[z3.BoolRef]) -> list[z3.BoolRef]:
+    """The facts a query about `names` gets: the kinds they need (Model.relevant), plus what is proved."""
+    kind_sets = [(model.relevant or {}).get(n) for n in names]
+    if None in kind_sets:
+        return known
+    kinds = frozenset().union(*kind_sets)  # type: ignore[arg-type]
+    return [f for k, f in usable if _kind(k) in kinds] + proved  # type: ignore[arg-type]
+
+
+def _prove_groups(model: Model, inp: Inputs, props: dict[str, z3.BoolRef], outcomes: dict[str, Outcome],
+                  left: Callable[[], float], result: ProofResult, usable: list[tuple[object, z3.BoolRef]],
+                  known: list[z3.BoolRef], proved: list[z3.BoolRef]) -> set[str]:
+    """One query for each group of invariants (Model.groups); the ones proved together (and added to `known`
+    and `proved`). On any other answer each is then asked alone."""
     done: set[str] = set()
-    for group in model.groups:  # one query for several invariants; on any other answer, one query each
+    for group in model.groups:
         members = [n for n in group if n in props and outcomes[n].status != "counterexample"]
         if len(members) < 2 or left() <= 0:
             continue
-        kind_sets = [(model.relevant or {}).get(n) for n in members]
-        kinds = None if None in kind_sets else frozenset().union(*kind_sets)
-        facts = known if kinds is None else [f for k, f in usable_facts if _kind(k) in kinds] + proved
         solver = bitblast_solver(left())
-        solver.add(*inp.domain, *facts, z3.Not(z3.And(*[props[n] for n in members])))
+        solver.add(*inp.domain, *_facts_for(model, members, usable, known, proved),
+                   z3.Not(z3.And(*[props[n] for n in members])))
         result.solver_calls += 1
         if solver.check() == z3.unsat:
             done.update(members)
             known.extend(props[n] for n in members)
             proved.extend(props[n] for n in members)
+    return done
+
+
+def _prove_shape(model: Model, inp: Inputs, props: dict[str, z3.BoolRef], names: list[str],
+                 outcomes: dict[str, Outcome], left: Callable[[], float], result: ProofResult) -> str | None:
+    """Prove each open invariant for one shape, in order, with the helper facts and the invariants proved
+    before it as assumptions; a refuted one becomes a counterexample. Returns why it gave up (time), or None
+    when every query was answered."""
+    usable = _usable_facts(inp, left)
+    if usable is None:
+        return "time ran out proving a helper lemma"
+    known = [fact for _, fact in usable]
+    proved: list[z3.BoolRef] = []  # the invariants proved for this shape so far
+    done = _prove_groups(model, inp, props, outcomes, left, result, usable, known, proved)
     for name in names:
         if outcomes[name].status == "counterexample" or name in done:
             continue
@@ -179,19 +205,17 @@ def _prove_shape(model: Model, inp: Inputs, props: dict[str, z3.BoolRef], names:
         solver = bitblast_solver(left()) if model.chained else z3.SolverFor("QF_BV")
         if not model.chained:
             solver.set("timeout", max(1, int(left() * 1000)))
-        kinds = (model.relevant or {}).get(name)
-        facts = known if kinds is None else [f for k, f in usable_facts if _kind(k) in kinds] + proved
-        solver.add(*inp.domain, *facts, z3.Not(props[name]))
+        solver.add(*inp.domain, *_facts_for(model, [name], usable, known, proved), z3.Not(props[name]))
         status = solver.check()
         result.solver_calls += 1
-        if status == z3.unsat:
-            known.append(props[name])
-            proved.append(props[name])
-        elif status == z3.sat:
+        if status == z3.unknown:
+            return "time ran out"
+        if status == z3.sat:
             outcomes[name].status, outcomes[name].shape = "counterexample", inp.shape
             outcomes[name].problem = problem_from_model(model, inp, solver.model())
-        else:
-            return "time ran out"
+            continue
+        known.append(props[name])
+        proved.append(props[name])
     return None
 
 
@@ -202,7 +226,7 @@ def _prove_cell(composed: Model, carrier: Shape, generations: int, names: list[s
     inp = symbolic(carrier, generations, equal_subscriptions=True)
     scratch = {name: Outcome(name) for name in names}
     why = _prove_shape(composed, inp, composed.invariants(inp), names, scratch, left, result)
-    return "proved" if why is None and all(o.status == "proved" for o in scratch.values()) else "open"
+    return "proved" if why is None and all(o.status != "counterexample" for o in scratch.values()) else "open"
 
 
 def _one_shape(model: Model, shape: Shape, generations: int, names: list[str], outcomes: dict[str, Outcome],
@@ -337,68 +361,105 @@ def prove(model: Model, bound: Bound, seconds: float = 60.0, *, stop_at_first: b
     helper facts, and return at the first one (what finds bugs fastest; a clean run still proves all).
     """
     names = _invariant_names(model)
-    outcomes = {name: Outcome(name, note="by construction") for name in model.by_construction}
+    outcomes = {name: Outcome(name, "proved", note="by construction") for name in model.by_construction}
     outcomes.update({name: Outcome(name) for name in names})
     all_shapes = shapes(bound)
     result = ProofResult(model.name, bound, outcomes, shapes_total=len(all_shapes))
-    start, cpu_start = time.perf_counter(), _cpu()
-
-    def left() -> float:
-        return seconds - (time.perf_counter() - start)
-
-    def give_up(shape: Shape, why: str) -> ProofResult:
-        for o in outcomes.values():
-            if o.status == "proved" and o.note != "by construction":
-                o.status, o.shape = "unknown", shape
-                o.note = f"{why} at shape {shape} ({result.shapes_done} of {len(all_shapes)} shapes proved)"
-        result.seconds, result.cpu_seconds = time.perf_counter() - start, _cpu() - cpu_start
-        return result
-
+    started = time.perf_counter()
+    run = _Run(model, bound, names, result, started, started + seconds, stop_at_first, _cpu())
     composed = model.composed(bound.topics) if model.composed and not stop_at_first else None
     cells = [(key, list(group)) for key, group in
              itertools.groupby(all_shapes, key=lambda s: (s.members, s.partition_count))]
-    ahead_cells, ahead_shapes = _ahead(model, bound, cells, start + seconds, jobs, result) \
-        if jobs > 1 and not stop_at_first else ({}, {})
+    if jobs > 1 and not stop_at_first:
+        run.ahead_cells, run.ahead_shapes = _ahead(model, bound, cells, run.deadline, jobs, result)
     for i, ((members, partitions), cell) in enumerate(cells):
         if composed is not None:
-            cell_start = time.perf_counter()
             carrier = Shape(members, (partitions,))
-            ahead = ahead_cells.get(carrier)
-            status, cell_seconds = (ahead.status, ahead.seconds) if ahead else (
-                _prove_cell(composed, carrier, bound.generations, names, left, result), None)
-            if status == "proved":
-                result.shapes_done += len(cell)
-                result.cells_composed += 1
-                result.per_shape.append((carrier, cell_seconds or time.perf_counter() - cell_start))
+            if run.composed_cell(composed, carrier, len(cell)):
                 continue
-            if left() <= 0:  # the workers may have proved later cells: they count
+            if run.left() <= 0:  # the workers may have proved later cells: they count
                 later = [c for (n, p), c in cells[i + 1:]
-                         if getattr(ahead_cells.get(Shape(n, (p,))), "status", None) == "proved"]
+                         if getattr(run.ahead_cells.get(Shape(n, (p,))), "status", None) == "proved"]
                 result.shapes_done += sum(map(len, later))
                 result.cells_composed += len(later)
-                return give_up(cell[0], "time ran out")
+                return run.finish(cell[0], "time ran out")
             # not proved composed (a contract or the composition fails): the real model decides, shape by shape
+        why_shape = run.shapes(cell)
+        if why_shape is not None:
+            return run.finish(*why_shape)
+    return run.finish()
+
+
+@dataclass
+class _Run:
+    """The state of one `prove` call: the clock, the workers' answers, and how outcomes end."""
+
+    model: Model
+    bound: Bound
+    names: list[str]
+    result: ProofResult
+    started: float  # time.perf_counter()
+    deadline: float
+    stop_at_first: bool
+    cpu_start: float
+    ahead_cells: dict[Shape, Answer] = field(default_factory=dict)
+    ahead_shapes: dict[Shape, Answer] = field(default_factory=dict)
+
+    def left(self) -> float:
+        return self.deadline - time.perf_counter()
+
+    def composed_cell(self, composed: Model, carrier: Shape, size: int) -> bool:
+        """Whether the composed model proves the cell (in a worker, or here)."""
+        started = time.perf_counter()
+        ahead = self.ahead_cells.get(carrier)
+        status, seconds = (ahead.status, ahead.seconds) if ahead else (
+            _prove_cell(composed, carrier, self.bound.generations, self.names, self.left, self.result), None)
+        if status != "proved":
+            return False
+        self.result.shapes_done += size
+        self.result.cells_composed += 1
+        self.result.per_shape.append((carrier, seconds or time.perf_counter() - started))
+        return True
+
+    def shapes(self, cell: list[Shape]) -> tuple[Shape, str] | None:
+        """Each shape of a cell with the real model (a worker's answer when it has one); (shape, why) when it
+        gave up."""
+        outcomes, result = self.result.outcomes, self.result
         for shape in cell:
-            if all(outcomes[n].status == "counterexample" for n in names) or (
-                    stop_at_first and result.counterexamples):
-                break
-            shape_start = time.perf_counter()
+            if all(outcomes[n].status == "counterexample" for n in self.names) or (
+                    self.stop_at_first and result.counterexamples):
+                return None
+            started = time.perf_counter()
             worker_seconds = None
-            if shape in ahead_shapes:  # proved in a worker: its counterexamples, unless a smaller one is known
-                why, _, worker_seconds, statuses = ahead_shapes[shape]
+            if shape in self.ahead_shapes:  # proved in a worker: its counterexamples, unless a smaller one is known
+                why, _, worker_seconds, statuses = self.ahead_shapes[shape]
                 for n, (status, doc) in (statuses or {}).items():
                     if status == "counterexample" and outcomes[n].status != "counterexample":
                         outcomes[n].status, outcomes[n].shape = "counterexample", shape
                         outcomes[n].problem = problem_from_json(doc)
             else:
-                why = _one_shape(model, shape, bound.generations, names, outcomes, left, result, stop_at_first)
+                why = _one_shape(self.model, shape, self.bound.generations, self.names, outcomes, self.left, result,
+                                 self.stop_at_first)
             if why:
-                return give_up(shape, why)
+                return shape, why
             result.shapes_done += 1
-            result.per_shape.append((shape, worker_seconds or time.perf_counter() - shape_start))
-    result.seconds, result.cpu_seconds = time.perf_counter() - start, _cpu() - cpu_start
-    if result.shapes_done < len(all_shapes):  # stopped at the first counterexample: the rest is unchecked
-        for o in outcomes.values():
-            if o.status == "proved" and o.note != "by construction":
+            result.per_shape.append((shape, worker_seconds or time.perf_counter() - started))
+        return None
+
+    def finish(self, shape: Shape | None = None, why: str = "") -> ProofResult:
+        """Settle the open outcomes: proved when every shape was, unknown otherwise (and say why)."""
+        result = self.result
+        done = result.shapes_done == result.shapes_total
+        for o in result.outcomes.values():
+            if o.status != "open":
+                continue
+            if done:
+                o.status = "proved"
+            elif shape is not None:
+                o.status, o.shape = "unknown", shape
+                o.note = f"{why} at shape {shape} ({result.shapes_done} of {result.shapes_total} shapes proved)"
+            else:  # stopped at the first counterexample: the rest is unchecked
                 o.status, o.note = "unknown", "not checked past the first counterexample"
-    return result
+        result.seconds = time.perf_counter() - self.started
+        result.cpu_seconds = _cpu() - self.cpu_start
+        return result
