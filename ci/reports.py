@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
 
-from assigncheck.ci.results import STATUSES, Finding, GateResult
+from assigncheck.ci.results import STATUSES, Finding, GateResult, StageResult
 from assigncheck.spec.json_format import write_atomic
 
 
@@ -80,8 +80,22 @@ def _md(text: str, limit: int = 200) -> str:
     return text.replace("|", "\\|").replace("\n", " ")[:limit]
 
 
-def markdown(result: GateResult) -> str:
+def _md_cell(rs: Sequence[StageResult]) -> str:
+    return " ".join("skipped" if r.skipped else f"{_status(r.ok)} {len(r.failing()) or ''}".strip()
+                    + (f" ({r.work})" if r.work else "") for r in rs) or "–"
+
+
+def _md_stage_table(result: GateResult) -> list[str]:
     stages = sorted({s.stage for s in result.stages}, key=[s.stage for s in result.stages].index)
+    lines = ["| target | " + " | ".join(stages) + " |", "|---|" + "---|" * len(stages)]
+    for target in (*result.targets, "all"):
+        cells = [_md_cell([s for s in result.stages if s.target == target and s.stage == stage]) for stage in stages]
+        if any(c != "–" for c in cells):
+            lines.append(f"| `{target}` | " + " | ".join(cells) + " |")
+    return lines
+
+
+def markdown(result: GateResult) -> str:
     counts = ", ".join(f"{len(result.by_status(s))} {s}" for s in STATUSES)  # type: ignore[arg-type]
     lines = [
         f"## assigncheck gate ({result.profile}): {'passed' if result.exit_code == 0 else 'FAILED'}",
@@ -89,18 +103,8 @@ def markdown(result: GateResult) -> str:
         f"{len(result.targets)} target(s), findings: {counts}; {result.seconds:.0f} s"
         + (f" (load average {result.load:.1f} at the start)." if result.load is not None else "."),
         "",
-        "| target | " + " | ".join(stages) + " |",
-        "|---|" + "---|" * len(stages),
+        *_md_stage_table(result),
     ]
-    for target in (*result.targets, "all"):
-        cells = []
-        for stage in stages:
-            rs = [s for s in result.stages if s.target == target and s.stage == stage]
-            cells.append(" ".join("skipped" if r.skipped else
-                                  f"{_status(r.ok)} {len(r.failing()) or ''}".strip()
-                                  + (f" ({r.work})" if r.work else "") for r in rs) or "–")
-        if any(c != "–" for c in cells):
-            lines.append(f"| `{target}` | " + " | ".join(cells) + " |")
     lines += ["", "Promises enforced per stage: " + "; ".join(
         f"{s.stage}/`{s.target}`: {_promises(s.promises)}" for s in result.stages if not s.skipped)]
     for status in STATUSES:

@@ -7,11 +7,14 @@ from the jobs' stderr: the latest `#N ... cov: C ... exec/s: R` of each job, and
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 import subprocess
 import sys
 import threading
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -74,11 +77,81 @@ def _command(target: str, out: Path, corpus: Path, seeds: Path, seconds: float, 
             "--minimize-seconds", str(minimize_s), *(["--runs", str(runs)] if runs is not None else [])]
 
 
+@dataclass
+class _Jobs:
+    """The running jobs of one target and what their stderr said so far."""
+
+    procs: list[subprocess.Popen[str]] = field(default_factory=list)
+    states: list[JobState] = field(default_factory=list)
+    readers: list[threading.Thread] = field(default_factory=list)
+    findings: dict[str, str] = field(default_factory=dict)  # path -> invariant
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def start(self, cmd: list[str]) -> None:
+        # a session of its own: the job and anything it starts (a cmd: target) die with it
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, errors="replace",
+                                start_new_session=True)
+        state = JobState()
+        reader = threading.Thread(target=_read, args=(proc.stderr, state, self.findings, self.lock), daemon=True)
+        reader.start()
+        self.procs.append(proc)
+        self.states.append(state)
+        self.readers.append(reader)
+
+    def running(self) -> int:
+        return sum(p.poll() is None for p in self.procs)
+
+    def line(self, target: str, elapsed: float, seconds: float) -> str:
+        with self.lock:
+            return (f"[{target}] {elapsed:5.0f}s/{seconds:.0f}s  jobs {self.running()}"
+                    f"  execs {sum(s.execs for s in self.states):,}  exec/s {sum(s.rate for s in self.states):,}"
+                    f"  cov {max(s.cov for s in self.states)}  findings {len(self.findings)}")
+
+    def stop(self, signal_: int = signal.SIGTERM) -> None:
+        for p in self.procs:
+            if p.poll() is None:
+                try:
+                    os.killpg(p.pid, signal_)
+                except ProcessLookupError:
+                    pass
+
+    def wait(self) -> None:
+        for p in self.procs:
+            p.wait()
+        for reader in self.readers:  # every line, FINDING lines included, read to the end of each job's stderr
+            reader.join()
+
+
+def _watch(jobs: _Jobs, target: str, seconds: float, stop_on_finding: bool, status: TextIO) -> None:
+    """Until the jobs end: one live status line (rich, on a terminal) or a line every 10 s; stop the jobs at
+    the first finding if asked, or when they overrun (libFuzzer stops itself; this guards a wedged job)."""
+    from rich.console import Console
+    from rich.live import Live
+
+    start = time.monotonic()
+    deadline = start + seconds + 60
+    console = Console(file=status, highlight=False)
+    with Live(console=console, auto_refresh=False, transient=False) if console.is_terminal else nullcontext() as live:
+        last = 0.0
+        while jobs.running():
+            time.sleep(0.5)
+            now = time.monotonic()
+            line = jobs.line(target, now - start, seconds)
+            if live is not None:
+                live.update(line, refresh=True)
+            elif now - last >= 10:
+                status.write(line + "\n")
+                last = now
+            if now > deadline or (stop_on_finding and jobs.findings):
+                jobs.stop()
+
+
 def fuzz_target(target: str, *, seconds: float, jobs: int, out: Path, seed: int, budget_s: float, engine: str,
                 max_len: int, vectors: Path, stop_on_finding: bool = False, minimize_s: float = 20.0,
                 runs: int | None = None, status: TextIO = sys.stderr) -> TargetResult:
-    """Fuzz one target with `jobs` processes for `seconds`; findings land in `out` as they are found.
-    With `stop_on_finding` the jobs are stopped once the first reproducer is written (and minimized)."""
+    """Fuzz one target with `jobs` processes for `seconds` (and at most `runs` inputs each); findings land in
+    `out` as they are found. With `stop_on_finding` the jobs are stopped once the first reproducer is written
+    (and minimized)."""
     from .runner import build_seeds
     from .targets import kind_of
 
@@ -87,63 +160,28 @@ def fuzz_target(target: str, *, seconds: float, jobs: int, out: Path, seed: int,
     build_seeds(vectors, seeds, kind)
     corpus = out / "corpus" / slug(target)
     corpus.mkdir(parents=True, exist_ok=True)
-    states = [JobState() for _ in range(jobs)]
-    findings: dict[str, str] = {}
-    lock = threading.Lock()
-    procs = []
-    readers: list[threading.Thread] = []
+    running = _Jobs()
     start = time.monotonic()
     try:
         for j in range(jobs):
-            cmd = _command(target, out, corpus, seeds, seconds, seed + j, budget_s, engine, max_len, minimize_s,
-                           runs)
-            proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                                    errors="replace")
-            procs.append(proc)
-            reader = threading.Thread(target=_read, args=(proc.stderr, states[j], findings, lock), daemon=True)
-            reader.start()
-            readers.append(reader)
-        deadline = start + seconds + 60  # libFuzzer stops itself; this only guards against a wedged job
-        live = status.isatty()
-        last_line = 0.0
-        while any(p.poll() is None for p in procs):
-            time.sleep(0.5)
-            now = time.monotonic()
-            with lock:
-                line = (f"[{target}] {now - start:5.0f}s/{seconds:.0f}s  jobs {sum(p.poll() is None for p in procs)}"
-                        f"  execs {sum(s.execs for s in states):,}  exec/s {sum(s.rate for s in states):,}"
-                        f"  cov {max(s.cov for s in states)}  findings {len(findings)}")
-            if live:
-                status.write("\r" + line + "\033[K")
-                status.flush()
-            elif now - last_line >= 10:
-                status.write(line + "\n")
-                last_line = now
-            if now > deadline or (stop_on_finding and findings):
-                for p in procs:
-                    if p.poll() is None:
-                        p.terminate()
-        if live:
-            status.write("\n")
-    except KeyboardInterrupt:
-        for p in procs:
-            p.terminate()
-        for p in procs:
-            p.wait(10)
+            running.start(_command(target, out, corpus, seeds, seconds, seed + j, budget_s, engine, max_len,
+                                   minimize_s, runs))
+        _watch(running, target, seconds, stop_on_finding, status)
+    except BaseException:  # Ctrl-C: no job outlives this process
+        running.stop(signal.SIGKILL)
+        running.wait()
         raise
     elapsed = time.monotonic() - start
-    for p in procs:
-        p.wait()
-    for reader in readers:  # every line, FINDING lines included, read to the end of each job's stderr
-        reader.join()
+    running.wait()
     # A job reports a raw reproducer another job may still be minimizing (and then remove): keep what exists.
-    findings = {path: inv for path, inv in findings.items() if Path(path).exists()}
+    findings = {path: inv for path, inv in running.findings.items() if Path(path).exists()}
     stopped = stop_on_finding and findings
     failed = []
-    for j, p in enumerate(procs):
+    for j, p in enumerate(running.procs):
         if p.returncode not in (0, None) and not stopped:  # 70: libFuzzer's -timeout; 77: an exception escaped
-            saved = f", input saved as {', '.join(states[j].artifacts)}" if states[j].artifacts else ""
-            failed.append(f"job {j} exited {p.returncode}{saved}: " + " | ".join(states[j].lines[-3:]))
-    said = {s.promises for s in states if s.promises is not None}
-    return TargetResult(target, elapsed, sum(s.execs for s in states), max(s.cov for s in states), findings, failed,
-                        said.pop() if len(said) == 1 else None)
+            state = running.states[j]
+            saved = f", input saved as {', '.join(state.artifacts)}" if state.artifacts else ""
+            failed.append(f"job {j} exited {p.returncode}{saved}: " + " | ".join(state.lines[-3:]))
+    said = {s.promises for s in running.states if s.promises is not None}
+    return TargetResult(target, elapsed, sum(s.execs for s in running.states), max(s.cov for s in running.states),
+                        findings, failed, said.pop() if len(said) == 1 else None)
