@@ -78,7 +78,8 @@ def test_a_hanging_target_costs_the_properties_stage_its_circuit_breaker_not_min
 def test_no_target_process_outlives_the_command(tmp_path, problem_file):
     marker = f"assigncheck-hostile-{os.getpid()}"
     script = tmp_path / "t.sh"  # a target that starts a grandchild, then leaves without answering
-    script.write_text(f"#!/bin/sh\n{sys.executable} -c 'import time; time.sleep(300)' {marker} &\nexit 0\n")
+    script.write_text(f"#!/bin/sh\n{sys.executable} -c 'import time; time.sleep(300)' {marker} >/dev/null &\n"
+                      "exit 0\n")
     script.chmod(0o755)
     run = subprocess.run([sys.executable, "-m", "assigncheck.ci", "assign", "--target", f"cmd:{script}",
                           problem_file], cwd=ROOT, capture_output=True, text=True, timeout=120)

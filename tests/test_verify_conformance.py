@@ -26,9 +26,7 @@ def problems(model, how_many=PROBLEMS):
     out = []
     for k in range(how_many):
         p = generate("small", 4, 0, k)
-        # No partition to assign at all crashes the constrained code (H7, tests/vectors/
-        # sticky-constrained-no-partitions.json): compared outputs need an output.
-        if p.members and sum(p.topics.get(t, 0) for m in p.members for t in m.subscription):
+        if p.members:  # a model's shape has at least one member
             out.append(adapt(p, model.equal_subscriptions, model.protocol))
     return out
 
@@ -37,7 +35,7 @@ def assert_conforms(name, how_many):
     model = MODELS[name]
     assignor = registry.get(model.assignor)
     cases = problems(model, how_many)
-    assert len(cases) >= 0.9 * how_many
+    assert len(cases) >= 0.95 * how_many
     mismatches = []
     for problem in cases:
         expected = assignor.assign(problem)

@@ -25,13 +25,17 @@ def run(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from assigncheck.ci.console import print_summary
+    from assigncheck.ci.context import PROFILES
     from assigncheck.ci.engines import STAGE_ENGINES, available_stages, require
     from assigncheck.ci.gate import check_report_dir, run_gate
     from assigncheck.ci.reports import write_all
     from assigncheck.ci.stages import STAGES
     from assigncheck.ci.stages.campaign import ROWS_FILE
     from assigncheck.ci.targets import targets_from_args
+    from assigncheck.spec.errors import InputError
 
+    if args.profile not in PROFILES:
+        raise InputError("--profile", f"must be one of {', '.join(PROFILES)}, got {args.profile!r}")
     console = Console(stderr=True, highlight=False)
     if args.stages is None:  # every stage whose engine is installed
         stages, absent = available_stages(STAGES)

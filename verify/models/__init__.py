@@ -13,7 +13,7 @@ MODELS: dict[str, Model] = {
 }
 # Deliberately broken variants: the proofs must refute them (tests, benchmarks, `prove --assignor`).
 BROKEN: dict[str, Model] = {constrained.BROKEN.name: constrained.BROKEN}
-# Variants: ALGORITHMS.md's literal cooperative rule, which the code no longer follows (see cooperative.py).
+# Variants: the cooperative round with raw claims as the holder (see cooperative.py), proved beside the model.
 VARIANTS: dict[str, Model] = {cooperative.RAW_HOLDER.name: cooperative.RAW_HOLDER}
 
 

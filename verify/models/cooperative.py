@@ -2,10 +2,10 @@
 eager constrained algorithm, then withhold from b every partition that another member claims (raw, any
 generation) and that b does not hold. Also models round 2 (owned := round-1 output, generation + 1).
 
-"Holds": ALGORITHMS.md says b's raw claim; impl/cooperative.py (since 2026-11-21 10:15) uses b's *valid*
-ownership, so a stale or disputed claim of b does not let b take the partition before the other claimant
-revoked it. The conformance test decided: MODEL follows the code (valid); RAW_HOLDER is the page's text.
-Both are proved."""
+"Holds" means b's *valid* ownership (ALGORITHMS.md, impl/cooperative.py): a stale or disputed claim of b does
+not let b take the partition before the other claimant revoked it. RAW_HOLDER is the variant where b's raw
+claim is enough (what SPEC.md's H6 requires at the least); both are proved, and the conformance test holds
+MODEL equal to the code."""
 
 from __future__ import annotations
 
