@@ -36,11 +36,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.profile not in PROFILES:
         raise InputError("--profile", f"must be one of {', '.join(PROFILES)}, got {args.profile!r}")
-    console = Console(stderr=True, highlight=False)
+    absent: dict[str, str] = {}
     if args.stages is None:  # every stage whose engine is installed
         stages, absent = available_stages(STAGES)
-        skipped = "".join(f"; {s} skipped ({hint})" for s, hint in absent.items())
-        console.print(f"assigncheck gate: stages {', '.join(stages)}{skipped}", markup=False, soft_wrap=True)
     else:
         stages = tuple(s.strip() for s in args.stages.split(","))
         for stage in stages:
@@ -48,6 +46,9 @@ def run(args: argparse.Namespace) -> int:
                 require(f"the {stage} stage", *STAGE_ENGINES[stage], flag="--stages")
     check_report_dir(args.report_dir)  # before any target starts or stage runs
     targets = targets_from_args(args)
+    console = Console(stderr=True, highlight=False)
+    skipped = "".join(f"; {s} skipped ({hint})" for s, hint in absent.items())
+    console.print(f"assigncheck gate: stages {', '.join(stages)}{skipped}", markup=False, soft_wrap=True)
     steps = sum(1 if s == "campaign" else len(targets) for s in stages)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=True) as bar:
