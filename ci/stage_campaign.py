@@ -14,7 +14,7 @@ from typing import Any
 
 from assigncheck.ci.gate import Context, shrink, target_spec
 from assigncheck.ci.results import Finding, StageResult
-from assigncheck.spec.json_format import load_problem, write_atomic
+from assigncheck.spec.json_format import load_json, load_problem, write_atomic
 from assigncheck.spec.promises import Assignor, problem_kind
 
 PLOT_ROWS = 5000  # enough points for the plots, bounded whatever the campaign size
@@ -27,7 +27,8 @@ def _reproducers(out: Path) -> dict[tuple[str, str], str]:
 
     found: dict[tuple[str, str], str] = {}
     for path in sorted((out / "reproducers").glob("*.json")):
-        note = parse_note(json.loads(path.read_text(encoding="utf-8")).get("note", ""))
+        doc = load_json(path)
+        note = parse_note(doc.get("note", "") if isinstance(doc, dict) else "")
         if note.get("target") and note.get("invariant"):
             found.setdefault((note["target"], note["invariant"]), str(path))
     return found

@@ -21,7 +21,8 @@ VECTORS = Path("tests/vectors")
 def run(target: Assignor, ctx: Context) -> StageResult:
     from assigncheck.fuzz.jobs import fuzz_target
     from assigncheck.fuzz.triage import parse_note
-    from assigncheck.spec.json_format import FormatError
+    from assigncheck.spec.errors import InputError
+    from assigncheck.spec.json_format import load_json
 
     started = time.monotonic()
     out = ctx.report_dir / "fuzz"
@@ -33,10 +34,9 @@ def run(target: Assignor, ctx: Context) -> StageResult:
     result = StageResult("fuzz", target.name, checked=("H1-H8+promises",))
     for path, invariant in sorted(res.findings.items()):
         try:
-            import json
-
-            note = parse_note(json.loads(Path(path).read_text()).get("note", ""))
-        except (OSError, ValueError, FormatError):
+            doc = load_json(path)
+            note = parse_note(doc.get("note", "") if isinstance(doc, dict) else "")
+        except (InputError, TypeError):
             note = {}
         result.findings.append(Finding("fuzz", target.name, invariant, note.get("message", invariant),
                                        reproducer=path, seed=int(note["seed"]) if note.get("seed", "").isdigit()

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from assigncheck.spec.json_format import dumps, save_problem, write_atomic
+from assigncheck.spec.errors import InputError
+from assigncheck.spec.json_format import dumps, load_json, save_problem, write_atomic
 from assigncheck.spec.violations import Violation
 
 from .minimize import minimize
@@ -115,9 +115,17 @@ def record_codec(target: str, violation: Violation, data: bytes, out_dir: str | 
 def load_codec_finding(path: str | Path) -> tuple[str, bytes] | None:
     """(target, input bytes) of a codec reproducer file, or None if the file is not one."""
     try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        doc = load_json(path)
+    except InputError:
         return None
-    if not isinstance(doc, dict) or "input_base64" not in doc or "target" not in doc:
+    return codec_finding(doc)
+
+
+def codec_finding(doc: object) -> tuple[str, bytes] | None:
+    """(target, input bytes) of a parsed codec reproducer document, or None if it is not one."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("input_base64"), str) or "target" not in doc:
         return None
-    return str(doc["target"]), base64.b64decode(doc["input_base64"])
+    try:
+        return str(doc["target"]), base64.b64decode(doc["input_base64"], validate=True)
+    except ValueError:  # binascii.Error: not base64
+        raise InputError("input_base64", "is not base64") from None

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from assigncheck.spec.errors import InputError
-from assigncheck.spec.json_format import open_manifest, problem_from_json, save_problem, write_atomic
+from assigncheck.spec.json_format import open_manifest, parse_json, problem_from_json, save_problem, write_atomic
 
 from .campaign_rows import ROWS_DIR, CampaignSpec, ShardResult, run_shards
 
@@ -131,7 +131,7 @@ def _write_reproducers(root: Path, summary: dict[str, Any]) -> None:
                 # The key=value layout of fuzz.triage's notes, so `assigncheck replay` can read the target.
                 note = (f"campaign finding; target={target}; invariant={invariant}; instance={ex['instance']}; "
                         f"campaign={summary['campaign_id']}; message={message}")
-                save_problem(problem_from_json(json.loads(ex["reproducer"])), root / "reproducers" / f"{name}.json",
+                save_problem(problem_from_json(parse_json(ex["reproducer"])), root / "reproducers" / f"{name}.json",
                              note=note)
 
 
