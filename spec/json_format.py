@@ -300,6 +300,9 @@ def problem_from_json(doc: Any) -> AnyProblem:
 def assignment_from_json(doc: Any, path: str = "") -> Assignment:
     """`{"format": 1, "assignment": {...}}`, or the bare `{member: {topic: [indices]}}` mapping."""
     doc = _object(doc, path)
+    if "assignment" not in doc and "format" in doc and not isinstance(doc["format"], dict):
+        # a versioned document without an assignment: a problem passed where the assignment goes
+        raise FormatError(f"{path}.assignment" if path else "assignment", "is missing (not an assignment document)")
     if "assignment" in doc:
         _format_version(doc)
         _check_keys(doc, path, {"format", "assignment"}, {"note"})

@@ -43,11 +43,15 @@ def test_promises_given_on_the_command_line_are_enforced(tmp_path):
 
 
 def test_bad_usage_is_one_line_and_exit_2(tmp_path):
-    for args in (["--profile", "huge"], ["--stages", "properties,magic"], ["--target", "no.such.module:X"],
+    for args in (["--stages", "properties,magic"], ["--target", "no.such.module:X"],
                  ["--target", "range", "--promises", "balance=sideways"]):
         run = _gate(*args, "--report-dir", str(tmp_path))
         assert run.returncode == 2, (args, run.stdout, run.stderr)
         assert len(run.stderr.strip().splitlines()) == 1 and "Traceback" not in run.stderr
+    # argparse's own usage errors (here a --profile outside its choices) keep argparse's usage line
+    run = _gate("--profile", "huge", "--report-dir", str(tmp_path))
+    assert run.returncode == 2 and run.stderr.startswith("usage: assigncheck gate") and "Traceback" not in run.stderr
+    assert run.stderr.strip().splitlines()[-1].startswith("assigncheck gate: error: argument --profile")
 
 
 def test_an_outside_target_in_the_current_directory_loads(tmp_path):

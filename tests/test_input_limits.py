@@ -112,6 +112,13 @@ def test_the_duplicate_member_of_issue_16_is_refused_not_judged(tmp_path):
     assert e.value.path == f"{path}: assignment" and "'c1'" in e.value.message
 
 
+def test_a_problem_where_an_assignment_goes_says_so():
+    with pytest.raises(FormatError) as e:
+        assignment_from_json(_problem())
+    assert e.value.path == "assignment" and "not an assignment document" in e.value.message
+    assert assignment_from_json({"format": {"t": [0]}}).get("format")["t"].tolist() == [0]  # a member "format"
+
+
 def test_errors_from_a_file_name_it(tmp_path):
     path = tmp_path / "p.json"
     path.write_text(json.dumps(_problem(topics={"t": 2**31 - 1})))

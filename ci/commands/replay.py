@@ -7,47 +7,57 @@ no longer does. The target and invariant come from the reproducer's note unless 
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
+from typing import Any
 
+from assigncheck.ci import args as checks
 from assigncheck.spec.errors import InputError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("replay", help="rerun a fuzz reproducer: exit 1 if the violation reproduces")
-    parser.add_argument("file", type=Path, help="a reproducer written by `assigncheck fuzz` (problem JSON)")
-    parser.add_argument("--target", help="the assignor to replay against (default: the one named in the note)")
-    parser.add_argument("--budget", type=float, default=10.0, help="seconds one assign call may take (H7)")
-    parser.add_argument("--minimize", type=Path, metavar="OUT",
+    parser.add_argument("file", help="a reproducer written by `assigncheck fuzz` (problem JSON), or - for standard "
+                                     "input")
+    parser.add_argument("--target", type=checks.nonempty,
+                        help="the assignor to replay against (default: the one named in the note)")
+    parser.add_argument("--budget", type=checks.seconds(), default=10.0,
+                        help="seconds one assign call may take (H7)")
+    parser.add_argument("--minimize", type=checks.nonempty, metavar="OUT",
                         help="when it reproduces, shrink the problem while the same violation persists "
                              "(delta debugging, as the fuzzer does) and write the result to OUT")
     parser.set_defaults(run=run)
 
 
-def _note(path: Path) -> str:
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return ""  # load_problem below reports the file's problem precisely
+def _note(doc: Any) -> str:
     return doc.get("note", "") if isinstance(doc, dict) and isinstance(doc.get("note", ""), str) else ""
 
 
 def run(args: argparse.Namespace) -> int:
     from assigncheck.fuzz.targets import AssignorTarget, CodecTarget
-    from assigncheck.fuzz.triage import load_codec_finding, parse_note
-    from assigncheck.spec.json_format import load_problem
+    from assigncheck.fuzz.triage import codec_finding, parse_note
+    from assigncheck.spec.json_format import load_json, problem_from_json
 
-    codec = load_codec_finding(args.file)
+    if args.minimize is not None:
+        checks.output_file(args.minimize, "--minimize")  # before the replay, not after the shrinking
+    where = "standard input" if args.file == "-" else args.file
+    doc = load_json(args.file)  # a missing, empty or garbage file is named as such, whatever its note
+    try:
+        codec = codec_finding(doc)
+    except InputError as e:
+        raise InputError(f"{where}: {e.path}", e.message) from None
     if codec is not None:
         target_name, data = codec
         violation = CodecTarget(args.target or target_name).run(data)
         print(f"reproduces: {violation}" if violation else f"no longer reproduces on {args.target or target_name}")
         return 1 if violation else 0
-    fields = parse_note(_note(args.file))
+    try:
+        problem = problem_from_json(doc)
+    except InputError as e:
+        raise InputError(f"{where}: {e.path}" if e.path else where, e.message) from None
+    fields = parse_note(_note(doc))
     target_name = args.target or fields.get("target")
     if not target_name:
-        raise InputError("--target", f"{args.file} names no target in its note; pass --target")
-    problem = load_problem(args.file)
+        raise InputError("--target", f"{where} names no target in its note; pass --target")
     invariant = fields.get("invariant")
     if invariant == "model.conformance":  # a proofs-stage finding: the Z3 model and the code disagree
         return _conformance(target_name, problem)
@@ -61,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     if matching:
         print(f"reproduces: {invariant or matching[0].invariant} on {target_name}")
         if args.minimize:
-            _minimize(target, problem, invariant or matching[0].invariant, _note(args.file), args.minimize)
+            _minimize(target, problem, invariant or matching[0].invariant, _note(doc), Path(args.minimize))
         return 1
     print(f"no longer reproduces{f' {invariant}' if invariant else ''} on {target_name}")
     return 0

@@ -33,7 +33,10 @@ class TargetError(RuntimeError):
 
 class CommandTarget:
     def __init__(self, command: str, *, timeout_s: float = 10.0, promises: Promises | None = None) -> None:
-        argv = shlex.split(command)
+        try:
+            argv = shlex.split(command)
+        except ValueError as e:  # an unterminated quote
+            raise InputError("--target", f"cmd:{command} is not a command line: {e}") from None
         if not argv:
             raise InputError("--target", "cmd: needs a command, e.g. cmd:'java -cp build RangeAssignor'")
         self.argv = argv
