@@ -44,7 +44,13 @@ def read_input(path: str | os.PathLike[str], *, limit: int = MAX_INPUT_BYTES) ->
     Devices, FIFOs, sockets and directories are refused without reading (or blocking on) them."""
     where = _source(path)
     if str(path) == STDIN:
-        data = sys.stdin.buffer.read(limit + 1)
+        stream = getattr(sys.stdin, "buffer", None)  # None when the process was started with stdin closed
+        if stream is None:
+            raise FormatError(where, "is not open")
+        try:
+            data = stream.read(limit + 1)
+        except OSError as e:
+            raise FormatError(where, f"cannot be read: {e.strerror or e}") from None
     else:
         try:
             # O_NONBLOCK: opening a FIFO must not wait for a writer; we refuse it below anyway.

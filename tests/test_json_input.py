@@ -107,6 +107,9 @@ def test_standard_input_is_dash_and_bounded(monkeypatch):
     with pytest.raises(FormatError) as e:
         read_input("-", limit=100)
     assert e.value.path == "standard input"
+    monkeypatch.setattr(sys, "stdin", None)  # started with standard input closed (`<&-`)
+    with pytest.raises(FormatError, match="standard input: is not open"):
+        read_input("-")
 
 
 def test_a_missing_file_is_named(tmp_path):
