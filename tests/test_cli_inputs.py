@@ -62,6 +62,7 @@ def test_empty_and_bad_values_name_the_flag(tmp_path, problem, capsys):
         (["prove", "--members", "64", "--partitions", "200", "--topics", "3"], "shapes; at most 100,000"),
         (["prove", "--jobs", "10000"], f"--jobs: must be between 1 and {checks.MAX_JOBS}"),
         (["prove", "--out", ""], "--out: must not be empty"),
+        (["prove", "--exhaustive", ""], "--exhaustive: must not be empty"),  # '' used to prove every model
         (["fuzz", "--target", "range", "--jobs", "10000"], "--jobs"),
         (["fuzz", "--target", "range", "--seconds", "0"], "--seconds"),
         (["fuzz", "--target", "range", "--out", ""], "--out: must not be empty"),

@@ -38,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--first", action="store_true",
                         help="hunt: stop at the first counterexample (one plain query per shape, no helper facts)")
     parser.add_argument("--lemmas", action="store_true", help="also prove the unbounded quota lemmas")
-    parser.add_argument("--exhaustive", metavar="TARGET",
+    parser.add_argument("--exhaustive", metavar="TARGET", type=checks.nonempty,
                         help="instead: check TARGET (a built-in name or an outside target spec) on every problem "
                              "within the bound, up to symmetry, against Z3's optima")
     parser.add_argument("--promises", default=None, metavar="TEXT", type=checks.promises,
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
                                          "partitions or topics)")
     jobs = args.jobs if args.jobs is not None else os.cpu_count() or 1
     checks.output_dir(args.out, "--out")  # counterexamples go there: refuse a bad path before proving
-    if args.exhaustive:
+    if args.exhaustive is not None:
         return _exhaustive(args, bound)
     models = [get_model(n) for n in checks.distinct(args.assignor)] if args.assignor else list(MODELS.values())
     refuted = False
