@@ -209,4 +209,5 @@ def _check_tree(doc: Any, source: str, repeated: dict[int, tuple[str, Any]], *, 
 
 def load_json(path: str | os.PathLike[str]) -> Any:
     """`parse_json(read_input(path))`: one document from a file or `-`, errors naming the file."""
-    return parse_json(read_input(path), _source(path))
+    text = decode(read_input(path), _source(path))  # the bytes are freed before parsing: up to 128 MiB less
+    return parse_json(text, _source(path))
