@@ -42,19 +42,11 @@ def _stage(name: str) -> Callable[..., Any]:
 
 def check_report_dir(report_dir: str | Path) -> Path:
     """The report directory, created if need be; an InputError before any stage runs if it cannot be one."""
-    path = Path(report_dir)
+    from assigncheck.ci.args import output_dir
+
     if str(report_dir) == "":
         raise InputError("--report-dir", "must not be empty")
-    if path.exists() and not path.is_dir():
-        raise InputError("--report-dir", f"{path} exists and is not a directory")
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        probe = path / f"{WORK_PREFIX}probe-{os.getpid()}"
-        probe.mkdir()
-        probe.rmdir()
-    except OSError as e:
-        raise InputError("--report-dir", f"cannot write in {path}: {e.strerror or e}") from None
-    return path
+    return output_dir(report_dir, "--report-dir")
 
 
 def _load() -> tuple[float, list[str]]:

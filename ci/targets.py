@@ -7,6 +7,7 @@ import argparse
 import os
 from collections.abc import Sequence
 
+from assigncheck.ci import args as checks
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.promises import Assignor, Promises
 from assigncheck.spec.reproducer import TargetRef
@@ -17,8 +18,9 @@ TARGET_HELP = ("a built-in name, package.module:object, cmd:COMMAND (cmd2: for p
 
 def add_target_options(parser: argparse.ArgumentParser, *, required: bool = False, many: bool = True) -> None:
     parser.add_argument("--target", action="append" if many else "store", default=[] if many else None,
-                        required=required, metavar="SPEC", help=TARGET_HELP + (" (repeatable)" if many else ""))
-    parser.add_argument("--promises", metavar="TEXT", default=None,
+                        required=required, metavar="SPEC", type=checks.nonempty,
+                        help=TARGET_HELP + (" (repeatable)" if many else ""))
+    parser.add_argument("--promises", metavar="TEXT", default=None, type=checks.promises,
                         help="what the --target(s) promise, e.g. balance=perfect,fixpoint (outside targets "
                              "promise nothing beyond H1-H8 unless told)")
     parser.add_argument("--classpath", metavar="JARS", default=None,

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from assigncheck.spec.errors import InputError
-from assigncheck.spec.json_format import open_manifest, write_atomic
+from assigncheck.spec.json_format import load_json, open_manifest, write_atomic
 
 from .triage import slug
 
@@ -232,7 +232,7 @@ def _invariant_of(path: Path) -> str:
     """The invariant a reproducer file names (a `fuzz.triage` note, or a codec finding's field)."""
     from assigncheck.spec.reproducer import record_of
 
-    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc = load_json(path)
     record = record_of(doc) if "invariant" not in doc else None
     return str(doc.get("invariant") or (record.invariant if record else "unknown"))
 
@@ -243,7 +243,7 @@ def _summary(campaign: FuzzCampaign, root: Path) -> dict[str, Any]:
             "failed_tasks": 0}
         for t in campaign.targets}
     for round_ in range(campaign.rounds):
-        for r in json.loads((root / "rounds" / str(round_) / "_DONE").read_text(encoding="utf-8")):
+        for r in load_json(root / "rounds" / str(round_) / "_DONE"):
             t = per_target[r["target"]]
             t["execs"] += r["execs"]
             t["tasks"] += 1

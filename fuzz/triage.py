@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from assigncheck.spec.check import hang_limit
-from assigncheck.spec.json_format import dumps, problem_to_json, write_atomic
+from assigncheck.spec.errors import InputError
+from assigncheck.spec.json_format import dumps, load_json, problem_to_json, write_atomic
 from assigncheck.spec.minimize import minimize
 from assigncheck.spec.reproducer import Record, save
 from assigncheck.spec.signature import signature_id, unreachable
@@ -116,9 +116,17 @@ def record_codec(target: str, violation: Violation, data: bytes, out_dir: str | 
 def load_codec_finding(path: str | Path) -> tuple[str, bytes] | None:
     """(target, input bytes) of a codec reproducer file, or None if the file is not one."""
     try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        doc = load_json(path)
+    except InputError:
         return None
-    if not isinstance(doc, dict) or "input_base64" not in doc or "target" not in doc:
+    return codec_finding(doc)
+
+
+def codec_finding(doc: object) -> tuple[str, bytes] | None:
+    """(target, input bytes) of a parsed codec reproducer document, or None if it is not one."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("input_base64"), str) or "target" not in doc:
         return None
-    return str(doc["target"]), base64.b64decode(doc["input_base64"])
+    try:
+        return str(doc["target"]), base64.b64decode(doc["input_base64"], validate=True)
+    except ValueError:  # binascii.Error: not base64
+        raise InputError("input_base64", "is not base64") from None

@@ -51,6 +51,8 @@ def _import_attr(path: str, field: str) -> Any:
         module = importlib.import_module(module_name)
     except ImportError as e:
         raise InputError(field, f"cannot import {module_name!r}: {e}") from None
+    except (Exception, SystemExit) as e:  # noqa: BLE001 - the user's module broke on import: say how, in one line
+        raise InputError(field, f"importing {module_name!r} failed: {type(e).__name__}: {e}") from None
     try:
         return getattr(module, attr)
     except AttributeError:

@@ -26,16 +26,20 @@ Assignment::
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import stat
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .errors import FormatError, InputError
+from .json_input import JSONSyntaxError, decode, file_kind, load_json, parse_json, read_input
+from .limits import MAX_MEMBERS, MAX_PARTITIONS, MAX_TASKS, MAX_TOPICS, check_limit
 from .model import (
     INT32_MAX,
     INT32_MIN,
@@ -53,9 +57,17 @@ from .model import (
 
 FORMAT_VERSION = 1
 PROTOCOLS = ("eager", "cooperative")
+# Kafka's values of auto.offset.reset; seed 002: only `latest` means lag 0 without a commit.
+AUTO_OFFSET_RESET = ("latest", "earliest", "none")
 
 
 # ---- reading --------------------------------------------------------------------------------------
+
+
+def brief(value: Any, width: int = 60) -> str:
+    """`repr(value)`, cut to `width` characters: error messages quote what was sent, not all of it."""
+    text = repr(value)
+    return text if len(text) <= width else f"{text[:width - 3]}..."
 
 
 def _expect(value: Any, kind: type | tuple[type, ...], path: str, what: str) -> Any:
@@ -70,7 +82,7 @@ def _expect(value: Any, kind: type | tuple[type, ...], path: str, what: str) -> 
 def _int(value: Any, path: str, *, lo: int = INT32_MIN, hi: int = INT32_MAX) -> int:
     _expect(value, int, path, "an integer")
     if not lo <= value <= hi:
-        raise FormatError(path, f"must be between {lo} and {hi}, got {value}")
+        raise FormatError(path, f"must be between {lo} and {hi}, got {brief(value)}")
     return value
 
 
@@ -115,8 +127,9 @@ def _format_version(doc: Mapping[str, Any]) -> None:
     version = doc.get("format")
     if version is None:
         raise FormatError("format", f"is missing (this assigncheck reads format {FORMAT_VERSION})")
-    if isinstance(version, bool) or version != FORMAT_VERSION:
-        raise FormatError("format", f"unsupported version {version!r} (this assigncheck reads {FORMAT_VERSION})")
+    if type(version) is not int or version != FORMAT_VERSION:  # 1.0 and true are not the integer 1
+        raise FormatError("format", f"unsupported version {brief(version)} (this assigncheck reads the "
+                                    f"integer {FORMAT_VERSION})")
 
 
 def member_from_json(obj: Any, path: str) -> Member:
@@ -135,9 +148,31 @@ def member_from_json(obj: Any, path: str) -> Member:
     )
 
 
-def _topics(value: Any, path: str) -> dict[str, int]:
+def _topics(value: Any, path: str, *, what: str = "partitions", limit: int = MAX_PARTITIONS) -> dict[str, int]:
+    """Names -> counts (topics -> partitions, sub-topologies -> tasks), the total bounded before any
+    per-partition array is built."""
     obj = _object(value, path)
-    return {_str(t, path): _int(n, f"{path}.{t}", lo=0) for t, n in obj.items()}
+    check_limit(path, len(obj), MAX_TOPICS, path)
+    counts = {_str(t, path): _int(n, f"{path}.{t}", lo=0) for t, n in obj.items()}
+    check_limit(path, sum(counts.values()), limit, f"{what} in total")
+    return counts
+
+
+def _sized_list(value: Any, path: str, limit: int) -> list[Any]:
+    items = _list(value, path)
+    check_limit(path, len(items), limit, path)
+    return items
+
+
+def _check_rows(sets: Iterable[Any], path: str, what: str) -> None:
+    """Partition lists of all members together (claims, an output) are bounded like partitions: one row
+    each, counted before any is built."""
+    total = sum(len(v) for s in sets if isinstance(s, dict) for v in s.values() if isinstance(v, list))
+    check_limit(path, total, MAX_PARTITIONS, what)
+
+
+def _fields_of(docs: list[Any], *names: str) -> Iterator[Any]:
+    return (d.get(n) for d in docs if isinstance(d, dict) for n in names)
 
 
 def _unique_ids(ids: list[str], path: str) -> None:
@@ -182,6 +217,9 @@ def _lag(value: Any, topics: Mapping[str, int], path: str) -> LagInfo:
     obj = _object(value, path)
     _check_keys(obj, path, {"offsets"}, {"auto_offset_reset"})
     reset = _str(obj.get("auto_offset_reset", "latest"), f"{path}.auto_offset_reset")
+    if reset not in AUTO_OFFSET_RESET:  # "Latest" would silently mean earliest (seed 002: any other value)
+        raise FormatError(f"{path}.auto_offset_reset",
+                          f"must be one of {', '.join(AUTO_OFFSET_RESET)}, got {brief(reset)}")
     offsets_obj = _object(obj["offsets"], f"{path}.offsets")
     offsets = {}
     for topic, n in topics.items():
@@ -208,11 +246,13 @@ def _consumer_problem(doc: Mapping[str, Any]) -> Problem:
         doc, "", {"format", "topics", "members"}, {"kind", "protocol", "partition_racks", "lag", "note", "finding"}
     )
     topics = _topics(doc["topics"], "topics")
-    members = [member_from_json(m, f"members[{i}]") for i, m in enumerate(_list(doc["members"], "members"))]
+    member_docs = _sized_list(doc["members"], "members", MAX_MEMBERS)
+    _check_rows(_fields_of(member_docs, "owned"), "members", "owned partitions in total")
+    members = [member_from_json(m, f"members[{i}]") for i, m in enumerate(member_docs)]
     _unique_ids([m.member_id for m in members], "members")
     protocol = _str(doc.get("protocol", "eager"), "protocol")
     if protocol not in PROTOCOLS:
-        raise FormatError("protocol", f"must be one of {', '.join(PROTOCOLS)}, got {protocol!r}")
+        raise FormatError("protocol", f"must be one of {', '.join(PROTOCOLS)}, got {brief(protocol)}")
     racks = doc.get("partition_racks")
     lag = doc.get("lag")
     return Problem(
@@ -237,8 +277,10 @@ def _client(obj: Any, path: str) -> Client:
 
 def _streams_problem(doc: Mapping[str, Any]) -> StreamsProblem:
     _check_keys(doc, "", {"format", "kind", "subtopologies", "clients"}, {"note", "finding"})
-    subtopologies = _topics(doc["subtopologies"], "subtopologies")
-    clients = [_client(c, f"clients[{i}]") for i, c in enumerate(_list(doc["clients"], "clients"))]
+    subtopologies = _topics(doc["subtopologies"], "subtopologies", what="tasks", limit=MAX_TASKS)
+    client_docs = _sized_list(doc["clients"], "clients", MAX_MEMBERS)
+    _check_rows(_fields_of(client_docs, "active", "standby"), "clients", "active and standby tasks in total")
+    clients = [_client(c, f"clients[{i}]") for i, c in enumerate(client_docs)]
     _unique_ids([c.client_id for c in clients], "clients")
     return StreamsProblem(subtopologies, tuple(clients))
 
@@ -252,71 +294,66 @@ def problem_from_json(doc: Any) -> AnyProblem:
         return _consumer_problem(doc)
     if kind == "streams":
         return _streams_problem(doc)
-    raise FormatError("kind", f"must be 'consumer' or 'streams', got {kind!r}")
+    raise FormatError("kind", f"must be 'consumer' or 'streams', got {brief(kind)}")
 
 
 def assignment_from_json(doc: Any, path: str = "") -> Assignment:
     """`{"format": 1, "assignment": {...}}`, or the bare `{member: {topic: [indices]}}` mapping."""
     doc = _object(doc, path)
+    if "assignment" not in doc and "format" in doc and not isinstance(doc["format"], dict):
+        # a versioned document without an assignment: a problem passed where the assignment goes
+        raise FormatError(f"{path}.assignment" if path else "assignment", "is missing (not an assignment document)")
     if "assignment" in doc:
         _format_version(doc)
         _check_keys(doc, path, {"format", "assignment"}, {"note"})
         path, doc = (f"{path}.assignment" if path else "assignment"), _object(doc["assignment"], "assignment")
+    check_limit(path or "assignment", len(doc), MAX_MEMBERS, "members")
+    _check_rows(doc.values(), path or "assignment", "assigned partitions in total")
     return Assignment({_str(m, path): _partitions(p, f"{path}.{m}" if path else m) for m, p in doc.items()})
 
 
-def _parse(text: str, source: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise FormatError(source, f"is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
-
-
-def _read(path: str | os.PathLike[str]) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except OSError as e:
-        raise FormatError(str(path), f"cannot be read: {e.strerror or e}") from None
-    except UnicodeDecodeError:
-        raise FormatError(str(path), "is not UTF-8 text") from None
-
-
-def _located(e: FormatError, where: str) -> FormatError:
+def _located(e: InputError, where: str) -> InputError:
     return type(e)(f"{where}: {e.path}" if e.path else where, e.message)
 
 
+def _where(path: str | os.PathLike[str]) -> str:
+    return "standard input" if str(path) == "-" else str(path)
+
+
 def load_problem(path: str | os.PathLike[str]) -> AnyProblem:
-    """One problem from a JSON file (a `.jsonl` file must then hold exactly one line)."""
+    """One problem from a JSON file or `-` (a `.jsonl` file must then hold exactly one line)."""
     problems = list(load_problems(path))
     if len(problems) != 1:
-        raise FormatError(str(path), f"must hold exactly one problem, found {len(problems)}")
+        raise FormatError(_where(path), f"must hold exactly one problem, found {len(problems)}")
     return problems[0]
 
 
 def load_problems(path: str | os.PathLike[str]) -> Iterator[AnyProblem]:
-    """Every problem of a file: one JSON document, or JSON lines (one document per non-blank line)."""
-    text = _read(path).strip()
-    if not text:
-        raise FormatError(str(path), "is empty")
+    """Every problem of a file (or `-`): one JSON document, or JSON lines (one document per non-blank line)."""
+    where = _where(path)
+    text = decode(read_input(path), where)
     try:
-        docs: list[tuple[str, Any]] = [(str(path), json.loads(text))]
-    except json.JSONDecodeError:
-        lines = [(n, ln) for n, ln in enumerate(text.splitlines(), 1) if ln.strip()]
-        if len(lines) == 1:
-            _parse(text, str(path))  # raises with the decoder's position
-        docs = [(f"{path}:{n}", _parse(ln, f"{path}:{n}")) for n, ln in lines]
-    for where, doc in docs:
+        docs: list[tuple[str, Any]] = [(where, parse_json(text, where))]
+    except JSONSyntaxError:
+        # Only "\n" ends a JSON line: str.splitlines would also cut at U+2028 inside a string.
+        lines = [(n, ln) for n, ln in enumerate(text.split("\n"), 1) if ln.strip()]
+        if len(lines) <= 1:
+            raise
+        docs = [(f"{where}:{n}", parse_json(ln, f"{where}:{n}")) for n, ln in lines]
+    for at, doc in docs:
         try:
             yield problem_from_json(doc)
-        except FormatError as e:
-            raise _located(e, where) from None
+        except InputError as e:
+            raise _located(e, at) from None
 
 
 def load_assignment(path: str | os.PathLike[str]) -> Assignment:
+    """An assignment document from a JSON file or `-`."""
+    doc = load_json(path)
     try:
-        return assignment_from_json(_parse(_read(path), str(path)))
-    except FormatError as e:
-        raise _located(e, str(path)) from None
+        return assignment_from_json(doc)
+    except InputError as e:
+        raise _located(e, _where(path)) from None
 
 
 # ---- writing --------------------------------------------------------------------------------------
@@ -384,11 +421,56 @@ def dumps(doc: Mapping[str, Any], *, pretty: bool = False) -> str:
     return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
 
 
-def write_atomic(path: str | os.PathLike[str], text: str) -> Path:
-    """Write a file so that readers see the old content or the new one, never a torn one."""
+def _existing_kind(path: str | os.PathLike[str]) -> int | None:
+    """The mode of what `path` resolves to, None for a new path; an InputError when it cannot be one."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    if str(path) in ("", "."):
+        raise InputError(str(path), "is not a file name")
+    try:
+        return os.stat(target).st_mode
+    except FileNotFoundError:
+        return None
+    except OSError as e:  # a parent that is a file, a name too long, a loop of links
+        raise InputError(str(target), f"cannot be written: {e.strerror or e}") from None
+
+
+def check_writable(path: str | os.PathLike[str], *, directory: bool = False) -> Path:
+    """Raise an `InputError` unless `path` is a regular file or a new path (with `directory`, a
+    directory or a new path) under a folder we can create files in. Changes nothing on disk: callers use
+    it to refuse a bad output path before any work is done."""
+    target = Path(path)
+    mode = _existing_kind(path)
+    if mode is not None and not (stat.S_ISDIR(mode) if directory else stat.S_ISREG(mode)):
+        wanted = "directories" if directory else "regular files"
+        raise InputError(str(target), f"is {file_kind(mode)}; assigncheck writes only {wanted} or new paths")
+    folder = target if directory and mode is not None else target.parent
+    while not folder.exists() and folder != folder.parent:  # the writer will create the missing ones
+        folder = folder.parent
+    try:
+        if not folder.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR))
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".assigncheck-probe-")  # access() lies for root
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise InputError(str(target), f"cannot be written: {e.strerror or e}") from None
+    return target
+
+
+def write_atomic(path: str | os.PathLike[str], text: str) -> Path:
+    """Write a file so that readers see the old content or the new one, never a torn one.
+
+    Only a regular file or a new path is written: the final rename would otherwise replace a device
+    node (`--minimize /dev/full`) or fail late on a directory."""
+    target = Path(path)
+    mode = _existing_kind(path)
+    if mode is not None and not stat.S_ISREG(mode):
+        raise InputError(str(target), f"is {file_kind(mode)}; assigncheck writes only regular files or new paths")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as e:
+        raise InputError(str(target), f"cannot be written: {e.strerror or e}") from None
     try:
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a report is as readable as any file
         with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -396,8 +478,10 @@ def write_atomic(path: str | os.PathLike[str], text: str) -> Path:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as e:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(e, OSError):  # a full disk, a quota: one line naming the file, not a traceback
+            raise InputError(str(target), f"cannot be written: {e.strerror or e}") from None
         raise
     return target
 
@@ -410,9 +494,11 @@ def open_manifest(path: Path, doc: Mapping[str, Any], flags: Mapping[str, str]) 
         write_atomic(path, dumps({"format": 1, **doc}, pretty=True) + "\n")
         return
     try:
-        old = json.loads(path.read_text(encoding="utf-8"))["campaign"]
-    except (OSError, ValueError, KeyError, TypeError):
+        old = load_json(path)["campaign"]
+    except (InputError, KeyError, TypeError):
         raise InputError(str(path), f"is not a {doc['kind']}") from None
+    if not isinstance(old, dict):
+        raise InputError(str(path), f"is not a {doc['kind']}")
     for key, flag in flags.items():
         if old.get(key) != campaign[key]:
             raise InputError(flag, f"is {campaign[key]!r} but the campaign in {path.parent} was started with "

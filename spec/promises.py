@@ -58,8 +58,17 @@ class Promises:
             key = key.strip().replace("-", "_")
             if key not in names:
                 raise InputError("--promises", f"unknown promise {key!r}; known: {', '.join(names)}")
-            if not value:
+            if not value and key in _FLAGS:
                 values[key] = True
+            elif not value:  # "balance=" would otherwise set balance to True and break the checker later
+                raise InputError("--promises", f"{key} needs a value ({key}=...)")
+            elif key == "exact":
+                from .reference import REFERENCES  # here: the references import this module
+
+                if value not in REFERENCES:
+                    raise InputError("--promises", f"exact must name a reference ({', '.join(REFERENCES)}), "
+                                                   f"got {value!r}")
+                values[key] = value
             elif key == "balance" and value not in BALANCES:
                 raise InputError("--promises", f"balance must be one of {', '.join(BALANCES)}, got {value!r}")
             elif key == "stickiness" and value not in STICKINESS:
@@ -89,6 +98,9 @@ class Promises:
                 continue
             items.append(f"{f.name}={str(value).lower() if isinstance(value, bool) else value}")
         return ",".join(items)
+
+
+_FLAGS = ("fixpoint", "per_topic_spread", "equal_subscriptions_only", "order_independent", "eager")
 
 
 @runtime_checkable

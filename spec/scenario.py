@@ -21,7 +21,6 @@ rebalance). A member that left rejoins with its old subscription.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ import numpy as np
 
 from . import json_format
 from .errors import FormatError, InputError
+from .limits import MAX_MEMBERS, MAX_PARTITIONS, check_limit
 from .model import INT32_MAX, Assignment, LagInfo, Member, Problem, TopicOffsets, partitions_of
 from .rounds import next_round, run_rounds
 
@@ -140,6 +140,7 @@ def apply_step(problem: Problem, step: Step, history: Sequence[Problem], path: s
     if isinstance(step, Join):
         if step.member.member_id in ids:
             raise InputError(f"{path}.join.id", f"member {step.member.member_id!r} is already in the group")
+        check_limit(f"{path}.join", len(ids) + 1, MAX_MEMBERS, "members")
         return problem.replace(members=problem.members + (step.member,))
     if isinstance(step, Leave):
         if step.member_id not in ids:
@@ -156,6 +157,8 @@ def apply_step(problem: Problem, step: Step, history: Sequence[Problem], path: s
         if not current <= step.count <= INT32_MAX:
             raise InputError(f"{path}.add_partitions.count", f"must be between {current} (the current count) "
                              f"and {INT32_MAX}, got {step.count}: a topic never shrinks")
+        total = sum(problem.topics.values()) - current + step.count
+        check_limit(f"{path}.add_partitions.count", total, MAX_PARTITIONS, "partitions in total")
         topics = dict(problem.topics)
         topics[step.topic] = step.count
         return problem.replace(topics=topics, partition_racks=_grow_racks(problem, step.topic, step.count),
@@ -180,6 +183,7 @@ def apply_step(problem: Problem, step: Step, history: Sequence[Problem], path: s
         if stale is None:
             raise InputError(f"{path}.rejoin_stale.member",
                              f"member {step.member_id!r} is neither in the group nor {step.rounds_back} rounds back")
+        check_limit(f"{path}.rejoin_stale", len(ids) + 1, MAX_MEMBERS, "members")
         return problem.replace(members=problem.members + (stale,))
     raise TypeError(f"not a scenario step: {step!r}")
 
@@ -319,10 +323,12 @@ def scenario_from_json(doc: Any) -> Scenario:
     """A parsed JSON document -> a validated `Scenario`. Raises `FormatError`/`InputError` naming the field."""
     if not isinstance(doc, dict):
         raise FormatError("", f"must be an object, got {type(doc).__name__}")
-    if doc.get("format") != json_format.FORMAT_VERSION or isinstance(doc.get("format"), bool):
-        raise FormatError("format", f"must be {json_format.FORMAT_VERSION}, got {doc.get('format')!r}")
+    version = doc.get("format")
+    if type(version) is not int or version != json_format.FORMAT_VERSION:  # not 1.0, not true
+        raise FormatError("format", f"must be the integer {json_format.FORMAT_VERSION}, got "
+                                    f"{json_format.brief(version)}")
     if doc.get("kind") != "scenario":
-        raise FormatError("kind", f"must be 'scenario', got {doc.get('kind')!r}")
+        raise FormatError("kind", f"must be 'scenario', got {json_format.brief(doc.get('kind'))}")
     for key in ("initial", "steps"):
         if key not in doc:
             raise FormatError(key, "is missing")
@@ -350,18 +356,13 @@ def scenario_from_json(doc: Any) -> Scenario:
 
 
 def load_scenario(path: str | os.PathLike[str]) -> Scenario:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise FormatError(str(path), f"cannot be read: {e}") from None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise FormatError(str(path), f"is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+    """A scenario from a JSON file or `-` (standard input)."""
+    doc = json_format.load_json(path)
     try:
         return scenario_from_json(doc)
     except InputError as e:
-        raise type(e)(f"{path}: {e.path}", e.message) from None
+        where = "standard input" if str(path) == "-" else str(path)
+        raise type(e)(f"{where}: {e.path}", e.message) from None
 
 
 def save_scenario(scenario: Scenario, path: str | os.PathLike[str], *, note: str | None = None) -> Path:

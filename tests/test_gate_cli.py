@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from assigncheck.ci.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,11 +42,17 @@ def test_promises_given_on_the_command_line_are_enforced(tmp_path, steady):
 
 
 def test_bad_usage_is_one_line_and_exit_2(tmp_path, capsys):
-    for args in (["--profile", "huge"], ["--stages", "properties,magic"], ["--target", "no.such.module:X"],
+    for args in (["--stages", "properties,magic"], ["--target", "no.such.module:X"],
                  ["--target", "range", "--promises", "balance=sideways"], ["--promises", "fixpoint"]):
         assert main(["gate", *args, "--report-dir", str(tmp_path)]) == 2, args
         err = capsys.readouterr().err
         assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, (args, err)
+    # argparse's own usage errors (here a --profile outside its choices) keep argparse's usage line
+    with pytest.raises(SystemExit) as exited:
+        main(["gate", "--profile", "huge", "--report-dir", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and err.startswith("usage: assigncheck gate") and "Traceback" not in err
+    assert err.strip().splitlines()[-1].startswith("assigncheck gate: error: argument --profile")
 
 
 def test_an_outside_target_in_the_current_directory_loads(tmp_path):

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from assigncheck.spec.errors import InputError
-from assigncheck.spec.json_format import open_manifest, write_atomic
+from assigncheck.spec.json_format import open_manifest, parse_json, write_atomic
 
 from .campaign_rows import NO_LIMITS, ROWS_DIR, CampaignSpec, Limits, ShardResult, run_shards
 
@@ -141,7 +141,7 @@ def _write_reproducers(root: Path, summary: dict[str, Any], budget_s: float) -> 
                 record = Record(ref, invariant, stage="campaign", seed=0, budget_s=budget_s,
                                 hang_s=hang_limit(budget_s), message=message,
                                 extra={"instance": ex["instance"], "campaign": summary["campaign_id"]})
-                save(json.loads(ex["reproducer"]), record, root / "reproducers" / f"{name}.json",
+                save(parse_json(ex["reproducer"], "reproducer"), record, root / "reproducers" / f"{name}.json",
                      f"assignor: {ref.spec}. campaign finding, instance {ex['instance']}: {message}")
 
 

@@ -1,9 +1,14 @@
-"""`assigncheck assign --assignor NAME PROBLEM.json`: print the assignment one assignor computes."""
+"""`assigncheck assign --assignor NAME PROBLEM.json`: print the assignment one assignor computes.
+
+Exit 0 with the assignment on standard output; 2 on bad usage or input, and when the target gives no
+assignment (it raises, hangs, or answers something that is not an assignment), said in one line.
+"""
 
 from __future__ import annotations
 
 import argparse
 
+from assigncheck.ci import args as checks
 from assigncheck.impl import registry
 from assigncheck.spec.json_format import assignment_to_json, dumps, load_problem
 
@@ -11,9 +16,10 @@ from assigncheck.spec.json_format import assignment_to_json, dumps, load_problem
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("assign", help="run one assignor on a problem file and print its assignment JSON")
     who = parser.add_mutually_exclusive_group(required=True)
-    who.add_argument("--assignor", help=f"a built-in assignor: {', '.join(registry.names())}")
-    who.add_argument("--target", help="a built-in name, package.module:object, or a prefix target (cmd:..., ...)")
-    parser.add_argument("problem", help="a problem JSON file")
+    who.add_argument("--assignor", type=checks.nonempty, help=f"a built-in assignor: {', '.join(registry.names())}")
+    who.add_argument("--target", type=checks.nonempty,
+                     help="a built-in name, package.module:object, or a prefix target (cmd:..., ...)")
+    parser.add_argument("problem", help="a problem JSON file, or - for standard input")
     parser.add_argument("--pretty", action="store_true", help="indented JSON instead of one line")
     parser.set_defaults(run=run)
 
@@ -22,13 +28,13 @@ def run(args: argparse.Namespace) -> int:
     from assigncheck.spec.check import _Failed, protocol_form, run_assignor
     from assigncheck.spec.errors import InputError
 
-    assignor = registry.get(args.assignor) if args.assignor else registry.load_target(args.target)
+    assignor = registry.get(args.assignor) if args.assignor is not None else registry.load_target(args.target)
     problem = load_problem(args.problem)
     try:  # the protocol the target speaks, no time budget; a failure is one line, not a traceback
         out = run_assignor(assignor, protocol_form(problem, assignor.promises), budget_s=None)
     except _Failed as failed:
         raise InputError("--target" if args.target else "--assignor",
-                         f"{assignor.name} gave no assignment: {failed.violation.message}") from None
+                         f"{assignor.name} gave no assignment (H7): {failed.violation.message}") from None
     finally:
         close = getattr(assignor, "close", None)
         if close is not None:

@@ -9,6 +9,9 @@ import argparse
 import sys
 from typing import Any
 
+from assigncheck.ci import args as checks
+from assigncheck.spec.generators import PROFILES
+
 
 def register(subparsers: Any) -> None:
     from assigncheck.ci.targets import add_target_options
@@ -19,24 +22,28 @@ def register(subparsers: Any) -> None:
 
     diff = verbs.add_parser("diff", help="check targets on seeded generated instances, one Parquet file per shard")
     add_target_options(diff, required=True)
-    diff.add_argument("--profile", default="small", help="small | kafka-like | large | churn")
-    diff.add_argument("--seed", type=int, default=0)
-    diff.add_argument("--instances", type=int, required=True)
-    diff.add_argument("--shards", type=int, default=None, help="default: one per 5,000 instances, at least 4")
-    diff.add_argument("--out", required=True, help="campaign directory (rerun with the same flags to resume)")
-    diff.add_argument("--master", default=None, help="Spark master URL (default local[*]; spark://host:7077)")
+    diff.add_argument("--profile", default="small", choices=tuple(PROFILES))
+    diff.add_argument("--seed", type=checks.int_in(0, checks.MAX_SEED), default=0)
+    diff.add_argument("--instances", type=checks.int_in(0, checks.MAX_INSTANCES), required=True)
+    diff.add_argument("--shards", type=checks.int_in(1, checks.MAX_SHARDS), default=None,
+                      help="default: one per 5,000 instances, at least 4")
+    diff.add_argument("--out", required=True, type=checks.nonempty,
+                      help="campaign directory (rerun with the same flags to resume)")
+    diff.add_argument("--master", default=None, type=checks.spark_master,
+                      help="Spark master URL (default local[*]; spark://host:7077)")
     diff.add_argument("--executor", default="auto", choices=("auto", "spark", "plain"),
                       help="auto: plain Python below 2,000 rows unless --master is given")
     diff.set_defaults(run=run_diff)
 
     fuzz = verbs.add_parser("fuzz", help="atheris rounds sharded over Spark tasks, corpus merged between rounds")
     add_target_options(fuzz, required=True)
-    fuzz.add_argument("--rounds", type=int, default=2)
-    fuzz.add_argument("--seconds", type=int, default=30, help="time budget of each task in a round")
-    fuzz.add_argument("--tasks", type=int, default=2, help="tasks per target per round")
-    fuzz.add_argument("--seed", type=int, default=0)
-    fuzz.add_argument("--out", required=True)
-    fuzz.add_argument("--master", default=None, help="Spark master URL (default local[*])")
+    fuzz.add_argument("--rounds", type=checks.int_in(1, 1000), default=2)
+    fuzz.add_argument("--seconds", type=checks.int_in(1, int(checks.MAX_SECONDS)), default=30,
+                      help="time budget of each task in a round")
+    fuzz.add_argument("--tasks", type=checks.int_in(1, 1000), default=2, help="tasks per target per round")
+    fuzz.add_argument("--seed", type=checks.int_in(0, checks.MAX_SEED), default=0)
+    fuzz.add_argument("--out", required=True, type=checks.nonempty)
+    fuzz.add_argument("--master", default=None, type=checks.spark_master, help="Spark master URL (default local[*])")
     fuzz.add_argument("--executor", default="spark", choices=("spark", "plain"))
     fuzz.set_defaults(run=run_fuzz)
 
@@ -59,6 +66,7 @@ def run_diff(args: argparse.Namespace) -> int:
     from assigncheck.verify.campaign_rows import CampaignSpec
 
     shards = args.shards if args.shards is not None else default_shards(args.instances)
+    checks.output_dir(args.out, "--out")  # before any target is loaded or Spark started
     spec = CampaignSpec(_target_keys(args), args.profile, args.seed, args.instances, shards)
     summary = run_campaign(spec, args.out, executor=args.executor, master=args.master)
     print_diff_summary(summary, args.out)
@@ -103,7 +111,7 @@ def run_fuzz(args: argparse.Namespace) -> int:
     require("a fuzz campaign", "atheris")
     if args.executor == "spark":
         require("a fuzz campaign on Spark", "pyspark", flag="--executor")
-
+    checks.output_dir(args.out, "--out")
     campaign = FuzzCampaign(_target_keys(args), args.rounds, args.seconds, args.tasks, args.seed)
     spark = None
     if args.executor == "spark":

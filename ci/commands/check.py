@@ -5,6 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from assigncheck.ci import args as checks
+from assigncheck.spec.errors import InputError
+
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -13,9 +16,9 @@ def register(subparsers: Any) -> None:
         description="Check ASSIGNMENT against PROBLEM: H1-H6 always, the --promises given, and a quality table. "
         "Exit 0 when nothing is violated, 1 otherwise, 2 on bad input.",
     )
-    parser.add_argument("problem", help="problem JSON file (consumer or streams)")
-    parser.add_argument("assignment", help='assignment JSON file ({"format": 1, "assignment": {...}})')
-    parser.add_argument("--promises", default="", metavar="TEXT",
+    parser.add_argument("problem", help="problem JSON file (consumer or streams), or - for standard input")
+    parser.add_argument("assignment", help='assignment JSON file ({"format": 1, "assignment": {...}}), or -')
+    parser.add_argument("--promises", default="", metavar="TEXT", type=checks.promises,
                         help="promises to enforce, e.g. balance=perfect,stickiness=max_retained,per_topic_spread")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--no-oracle", action="store_true",
@@ -29,6 +32,8 @@ def run(args: argparse.Namespace) -> int:
     from assigncheck.spec.promises import Promises
 
     promises = Promises.parse(args.promises)
+    if args.problem == "-" and args.assignment == "-":
+        raise InputError("assignment", "only one of PROBLEM and ASSIGNMENT can be - (standard input)")
     problem = load_problem(args.problem)
     assignment = load_assignment(args.assignment)
     report = check_assignment(problem, assignment, promises, oracle=False if args.no_oracle else None)

@@ -9,23 +9,27 @@ import argparse
 import sys
 from pathlib import Path
 
+from assigncheck.ci import args as checks
 from assigncheck.spec.errors import InputError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("fuzz", help="fuzz an assignor or a wire decoder; write minimized reproducers")
-    parser.add_argument("--target", required=True,
+    parser.add_argument("--target", required=True, type=checks.nonempty,
                         help="a built-in assignor, package.module:object, cmd:..., codec:subscription|assignment|"
                              "sticky|cooperative, or 'all' (every built-in and every decoder, --seconds each)")
     parser.add_argument("--promises", metavar="TEXT", default=None,
                         help="what the target promises, e.g. balance=perfect,fixpoint (default: what it declares)")
-    parser.add_argument("--seconds", type=float, default=60.0, help="fuzzing time per target (default 60)")
-    parser.add_argument("--jobs", type=int, default=1, help="parallel libFuzzer processes per target (default 1)")
-    parser.add_argument("--out", type=Path, default=Path("fuzz-out"),
+    parser.add_argument("--seconds", type=checks.seconds(), default=60.0, help="fuzzing time per target (default 60)")
+    parser.add_argument("--jobs", type=checks.int_in(1, checks.MAX_JOBS), default=1,
+                        help="parallel libFuzzer processes per target (default 1)")
+    parser.add_argument("--out", type=checks.nonempty, default="fuzz-out",
                         help="reproducers, crash artifacts and the persistent corpus (default fuzz-out/)")
-    parser.add_argument("--seed", type=int, default=1, help="libFuzzer seed of the first job; job j uses seed + j")
-    parser.add_argument("--budget", type=float, default=2.0, help="seconds one assign call may take (H7)")
-    parser.add_argument("--max-len", type=int, default=256, help="longest fuzz input in bytes (default 256)")
+    parser.add_argument("--seed", type=checks.int_in(0, checks.MAX_SEED), default=1,
+                        help="libFuzzer seed of the first job; job j uses seed + j")
+    parser.add_argument("--budget", type=checks.seconds(), default=2.0, help="seconds one assign call may take (H7)")
+    parser.add_argument("--max-len", type=checks.int_in(1, 1 << 20), default=256,
+                        help="longest fuzz input in bytes (default 256)")
     parser.add_argument("--engine", choices=("atheris", "random"), default="atheris",
                         help="libFuzzer via atheris (default), or seeded random mutation without coverage")
     parser.add_argument("--vectors", type=Path, default=Path("tests/vectors"),
@@ -44,10 +48,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.engine == "atheris":
         require("fuzzing with atheris", "atheris", flag="--engine")
-    if args.seconds <= 0:
-        raise InputError("--seconds", f"must be positive, got {args.seconds:g}")
-    if args.jobs < 1:
-        raise InputError("--jobs", f"must be at least 1, got {args.jobs}")
+    out = checks.output_dir(args.out, "--out")
     targets = all_targets() if args.target == "all" else [args.target]
     if args.promises is not None and (args.target == "all" or args.target.startswith("codec:")):
         raise InputError("--promises", "applies to one assignor target, not to 'all' or a codec")
@@ -61,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
             targets[k] = ref.key()
     found = 0
     for target in targets:
-        result = fuzz_target(target, seconds=args.seconds, jobs=args.jobs, out=args.out, seed=args.seed,
+        result = fuzz_target(target, seconds=args.seconds, jobs=args.jobs, out=out, seed=args.seed,
                              budget_s=args.budget, engine=args.engine, max_len=args.max_len, vectors=args.vectors,
                              stop_on_finding=args.stop_on_finding)
         print(f"{target}: {result.execs:,} execs in {result.seconds:.1f} s ({result.rate:,.0f}/s over {args.jobs} "

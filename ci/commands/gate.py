@@ -3,20 +3,28 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
+from pathlib import Path
+
+from assigncheck.ci import args as checks
+from assigncheck.ci.context import PROFILES
+from assigncheck.ci.stages import STAGES
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     from assigncheck.ci.targets import add_target_options
 
     p = sub.add_parser("gate", help="run every stage on the built-in assignors or on your targets")
-    p.add_argument("--profile", default="quick", help="quick (≤ 5 min on 2 cores) or full")
+    p.add_argument("--profile", default="quick", choices=tuple(PROFILES),
+                   help="quick (≤ 5 min on 2 cores) or full")
     add_target_options(p)
-    p.add_argument("--stages", default=None, help="comma-separated subset of properties,proofs,fuzz,campaign")
-    p.add_argument("--report-dir", default="reports", help="where JUnit XML, JSON, Markdown and HTML go")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--master", default=None, help="Spark master URL for the campaign stage (default local[*])")
+    p.add_argument("--stages", default=None, type=checks.names_in(STAGES, "stage"),
+                   help=f"comma-separated subset of {','.join(STAGES)} (default: those whose engines are installed)")
+    p.add_argument("--report-dir", default="reports", type=checks.nonempty,
+                   help="where JUnit XML, JSON, Markdown and HTML go")
+    p.add_argument("--seed", type=checks.int_in(0, checks.MAX_SEED), default=0)
+    p.add_argument("--master", default=None, type=checks.spark_master,
+                   help="Spark master URL for the campaign stage (default local[*])")
     p.set_defaults(run=run)
 
 
@@ -25,25 +33,20 @@ def run(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from assigncheck.ci.console import print_summary
-    from assigncheck.ci.context import PROFILES
     from assigncheck.ci.engines import STAGE_ENGINES, available_stages, require
     from assigncheck.ci.gate import check_report_dir, run_gate
     from assigncheck.ci.reports import write_all
-    from assigncheck.ci.stages import STAGES
     from assigncheck.ci.stages.campaign import ROWS_FILE
     from assigncheck.ci.targets import targets_from_args
-    from assigncheck.spec.errors import InputError
+    from assigncheck.spec.json_format import load_json
 
-    if args.profile not in PROFILES:
-        raise InputError("--profile", f"must be one of {', '.join(PROFILES)}, got {args.profile!r}")
     absent: dict[str, str] = {}
     if args.stages is None:  # every stage whose engine is installed
         stages, absent = available_stages(STAGES)
     else:
-        stages = tuple(s.strip() for s in args.stages.split(","))
+        stages = args.stages
         for stage in stages:
-            if stage in STAGE_ENGINES:
-                require(f"the {stage} stage", *STAGE_ENGINES[stage], flag="--stages")
+            require(f"the {stage} stage", *STAGE_ENGINES[stage], flag="--stages")
     check_report_dir(args.report_dir)  # before any target starts or stage runs
     targets = targets_from_args(args)
     console = Console(stderr=True, highlight=False)
@@ -59,8 +62,8 @@ def run(args: argparse.Namespace) -> int:
             bar.update(task, advance=1 if started else 0, description=f"gate: {message}")
 
         result = run_gate(targets, args.profile, args.report_dir, stages, args.seed, args.master, progress=progress)
-    rows_file = os.path.join(args.report_dir, "campaign", ROWS_FILE)
-    rows = json.loads(open(rows_file, encoding="utf-8").read()) if os.path.exists(rows_file) else []
+    rows_file = Path(args.report_dir) / "campaign" / ROWS_FILE
+    rows = load_json(rows_file) if rows_file.exists() else []
     files = write_all(result, args.report_dir, rows)
     print_summary(result, files)
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY")

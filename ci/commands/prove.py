@@ -3,32 +3,45 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import time
+
+from assigncheck.ci import args as checks
+
+# Z3 bounds: far past what proves in minutes (7 members x 12 partitions takes ~60 s), small enough that
+# listing the bound's shapes (members x every topic-count vector) stays cheap.
+MAX_MEMBERS, MAX_PARTITIONS, MAX_TOPICS, MAX_GENERATIONS = 64, 256, 8, 16
+MAX_SHAPES = 100_000
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "prove", help="prove invariants of the assignors' Z3 models up to a bound, or find a counterexample"
     )
-    parser.add_argument("--assignor", action="append", metavar="NAME",
+    parser.add_argument("--assignor", action="append", metavar="NAME", type=checks.nonempty,
                         help="a model name (repeatable; default: every model, plus the unbounded lemmas)")
-    parser.add_argument("--members", type=int, default=3, metavar="N", help="members <= N (default 3)")
-    parser.add_argument("--partitions", type=int, default=4, metavar="P", help="partitions <= P (default 4)")
-    parser.add_argument("--topics", type=int, default=2, metavar="T", help="topics <= T (default 2)")
-    parser.add_argument("--generations", type=int, default=2, metavar="G",
+    parser.add_argument("--members", type=checks.int_in(1, MAX_MEMBERS), default=3, metavar="N",
+                        help="members <= N (default 3)")
+    parser.add_argument("--partitions", type=checks.int_in(1, MAX_PARTITIONS), default=4, metavar="P",
+                        help="partitions <= P (default 4)")
+    parser.add_argument("--topics", type=checks.int_in(1, MAX_TOPICS), default=2, metavar="T",
+                        help="topics <= T (default 2)")
+    parser.add_argument("--generations", type=checks.int_in(0, MAX_GENERATIONS), default=2, metavar="G",
                         help="known generations 1..G besides unknown (-1) (default 2)")
-    parser.add_argument("--seconds", type=float, default=60.0, metavar="S", help="time per model (default 60)")
-    parser.add_argument("--jobs", type=int, default=None, metavar="J",
+    parser.add_argument("--seconds", type=checks.seconds(), default=60.0, metavar="S",
+                        help="time per model (default 60)")
+    parser.add_argument("--jobs", type=checks.int_in(1, checks.MAX_JOBS), default=None, metavar="J",
                         help="processes for the composed proofs of the constrained model (default: the CPU count)")
-    parser.add_argument("--out", default="reports/prove", metavar="DIR", help="where counterexamples are written")
+    parser.add_argument("--out", default="reports/prove", type=checks.nonempty, metavar="DIR",
+                        help="where counterexamples are written")
     parser.add_argument("--first", action="store_true",
                         help="hunt: stop at the first counterexample (one plain query per shape, no helper facts)")
     parser.add_argument("--lemmas", action="store_true", help="also prove the unbounded quota lemmas")
-    parser.add_argument("--exhaustive", metavar="TARGET",
+    parser.add_argument("--exhaustive", metavar="TARGET", type=checks.nonempty,
                         help="instead: check TARGET (a built-in name or an outside target spec) on every problem "
                              "within the bound, up to symmetry, against Z3's optima")
-    parser.add_argument("--promises", default=None, metavar="TEXT",
+    parser.add_argument("--promises", default=None, metavar="TEXT", type=checks.promises,
                         help="with --exhaustive: the target's promises (default: what it declares)")
     parser.add_argument("--protocol", default="eager", choices=("eager", "cooperative"),
                         help="with --exhaustive: the problems' protocol")
@@ -46,12 +59,15 @@ def run(args: argparse.Namespace) -> int:
     from assigncheck.verify.replay import replay, save_counterexample
 
     bound = Bound(args.members, args.partitions, args.topics, args.generations)
+    shapes = args.members * sum(math.comb(args.partitions, k) for k in range(1, args.topics + 1))
+    if shapes > MAX_SHAPES:
+        raise InputError("--partitions", f"{bound} has {shapes:,} shapes; at most {MAX_SHAPES:,} (fewer members, "
+                                         "partitions or topics)")
     jobs = args.jobs if args.jobs is not None else os.cpu_count() or 1
-    if jobs < 1:
-        raise InputError("--jobs", f"must be a whole number >= 1, got {jobs}")
-    if args.exhaustive:
+    checks.output_dir(args.out, "--out")  # counterexamples go there: refuse a bad path before proving
+    if args.exhaustive is not None:
         return _exhaustive(args, bound)
-    models = [get_model(n) for n in args.assignor] if args.assignor else list(MODELS.values())
+    models = [get_model(n) for n in checks.distinct(args.assignor)] if args.assignor else list(MODELS.values())
     refuted = False
     if args.lemmas or not args.assignor:
         print("lemmas (unbounded integers)")

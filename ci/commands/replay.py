@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from assigncheck.ci import args as checks
 from assigncheck.spec.errors import InputError
 
 DEFAULT_BUDGET_S = 10.0
@@ -22,12 +23,14 @@ DEFAULT_BUDGET_S = 10.0
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("replay", help="rerun a reproducer: exit 1 if its violation reproduces")
-    parser.add_argument("file", type=Path, help="a reproducer written by the gate, `fuzz` or a campaign")
-    parser.add_argument("--target", help="replay against this target instead of the one the file names")
-    parser.add_argument("--promises", help="hold the target to these promises instead of the file's")
-    parser.add_argument("--budget", type=float, default=None,
+    parser.add_argument("file", help="a reproducer written by the gate, `fuzz` or a campaign, or - for standard input")
+    parser.add_argument("--target", type=checks.nonempty,
+                        help="replay against this target instead of the one the file names")
+    parser.add_argument("--promises", type=checks.promises,
+                        help="hold the target to these promises instead of the file's")
+    parser.add_argument("--budget", type=checks.seconds(), default=None,
                         help=f"CPU seconds per assign call (H7; default: the file's, else {DEFAULT_BUDGET_S:g})")
-    parser.add_argument("--minimize", type=Path, metavar="OUT",
+    parser.add_argument("--minimize", type=checks.nonempty, metavar="OUT",
                         help="when it reproduces, shrink the problem while the same violation persists "
                              "(delta debugging, as the fuzzer does) and write the result to OUT")
     parser.add_argument("--json", action="store_true", help="print one JSON line with the verdict")
@@ -44,34 +47,33 @@ def _say(args: argparse.Namespace, answer: dict[str, Any]) -> int:
     return 1 if answer["reproduces"] else 0
 
 
-def _read(path: Path) -> tuple[Any, dict[str, Any]]:
-    from assigncheck.spec.errors import FormatError
-    from assigncheck.spec.json_format import load_problem
-
-    problem = load_problem(path)  # names the file's problem precisely: missing, empty, not JSON, ill-formed
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise FormatError(str(path), f"cannot be read again: {e}") from None
-    return problem, doc
-
-
 def run(args: argparse.Namespace) -> int:
     from assigncheck.fuzz.targets import CodecTarget
-    from assigncheck.fuzz.triage import load_codec_finding
+    from assigncheck.fuzz.triage import codec_finding
+    from assigncheck.spec.json_format import load_json, problem_from_json
     from assigncheck.spec.reproducer import TargetRef, record_of
 
-    codec = load_codec_finding(args.file)
+    if args.minimize is not None:
+        checks.output_file(args.minimize, "--minimize")  # before the replay, not after the shrinking
+    where = "standard input" if args.file == "-" else args.file
+    doc = load_json(args.file)  # a missing, empty or garbage file is named as such, whatever its note
+    try:
+        codec = codec_finding(doc)
+    except InputError as e:
+        raise InputError(f"{where}: {e.path}", e.message) from None
     if codec is not None:
         target_name, data = codec
         violation = CodecTarget(args.target or target_name).run(data)
         return _say(args, {"file": str(args.file), "target": args.target or target_name, "reproduces": bool(violation),
                            "summary": f"reproduces: {violation}" if violation else
                            f"no longer reproduces on {args.target or target_name}"})
-    problem, doc = _read(args.file)
-    record = record_of(doc)
+    try:
+        problem = problem_from_json(doc)
+        record = record_of(doc)
+    except InputError as e:
+        raise InputError(f"{where}: {e.path}" if e.path else str(where), e.message) from None
     if record is None and not args.target:
-        raise InputError("--target", f"{args.file} is a problem file that names no target (not a reproducer); "
+        raise InputError("--target", f"{where} is a problem file that names no target (not a reproducer); "
                                      "pass --target")
     ref = record.target if record is not None else TargetRef(args.target)
     if args.target:  # another target, held to the promises the finding was about
@@ -85,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
                                                           else DEFAULT_BUDGET_S)
     seed = record.seed if record is not None else 0
     hang = record.hang_s if record is not None and args.budget is None else None
-    return _say(args, _replay(args, ref, problem, invariant, budget, hang, seed, doc.get("note", "")))
+    note = doc.get("note", "") if isinstance(doc.get("note", ""), str) else ""
+    return _say(args, _replay(args, ref, problem, invariant, budget, hang, seed, note))
 
 
 def _replay(args: argparse.Namespace, ref: Any, problem: Any, invariant: str | None, budget: float,
@@ -103,7 +106,7 @@ def _replay(args: argparse.Namespace, ref: Any, problem: Any, invariant: str | N
     summary = (f"reproduces: {what} on {name}" + (f" (try {attempt} of {tries})" if tries > 1 else "")
                if matching else f"no longer reproduces {what} on {name}")
     if matching and args.minimize:
-        summary += "; " + _minimize(target, problem, matching[0], seed, budget, args.file, args.minimize, note)
+        summary += "; " + _minimize(target, problem, matching[0], seed, budget, args.file, Path(args.minimize), note)
     close = getattr(target, "close", None)
     if close is not None:
         close()
@@ -130,11 +133,11 @@ def _conformance(ref: Any, problem: Any) -> dict[str, Any]:
             "summary": f"no longer reproduces model.conformance: Z3 model {model.name} and {ref.spec} agree"}
 
 
-def _minimize(target: Any, problem: Any, violation: Any, seed: int, budget: float, source: Path, out: Path,
+def _minimize(target: Any, problem: Any, violation: Any, seed: int, budget: float, source: str, out: Path,
               note: str) -> str:
     from assigncheck.impl.registry import ref_of
     from assigncheck.spec.check import check_assignor
-    from assigncheck.spec.json_format import problem_to_json
+    from assigncheck.spec.json_format import load_json, problem_to_json
     from assigncheck.spec.minimize import minimize
     from assigncheck.spec.reproducer import Record, record_of, save
 
@@ -143,7 +146,7 @@ def _minimize(target: Any, problem: Any, violation: Any, seed: int, budget: floa
                    for v in check_assignor(target, candidate, seed=seed, budget_s=budget, measure=False)[1].violations)
 
     smaller = minimize(problem, still_fails)
-    original = record_of(json.loads(source.read_text(encoding="utf-8")))
+    original = record_of(load_json(source)) if source != "-" else None
     record = original or Record(ref_of(target), violation.invariant, stage="replay", seed=seed, budget_s=budget,
                                 cause=violation.cause, message=violation.message)
     save(problem_to_json(smaller), record, out, f"{note} (minimized by assigncheck replay --minimize)".strip())

@@ -35,7 +35,7 @@ import time
 from typing import Any
 
 from assigncheck.spec.errors import FormatError, InputError, TargetFailure, TargetUnavailable
-from assigncheck.spec.json_format import assignment_from_json, dumps, problem_to_json
+from assigncheck.spec.json_format import assignment_from_json, dumps, parse_json, problem_to_json
 from assigncheck.spec.model import AnyProblem, Assignment
 from assigncheck.spec.promises import Promises
 
@@ -247,10 +247,10 @@ class CommandTarget:
         return (dumps(doc) + "\n").encode("utf-8", "surrogatepass")
 
     def _answer(self, line: bytes) -> dict[str, Any]:
-        try:
-            doc = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, ValueError):
-            raise self._fail(f"malformed answer (not JSON): {line[:200]!r}", "cmd.malformed") from None
+        try:  # the safe reader: no repeated keys, bounded nesting and numbers
+            doc = parse_json(line, "answer")
+        except FormatError as e:
+            raise self._fail(f"malformed answer (not JSON): {e.message}: {line[:200]!r}", "cmd.malformed") from None
         if not isinstance(doc, dict):
             raise self._fail(f"malformed answer (not an object): {line[:200]!r}", "cmd.malformed")
         return doc
