@@ -69,7 +69,7 @@ def run_gate(targets: Sequence[Assignor], profile: str = "quick", report_dir: st
             raise InputError("--stages", f"unknown stage {s!r}; stages are {', '.join(STAGES)}")
     root = check_report_dir(report_dir)
     work = root / f"{WORK_PREFIX}{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
-    work.mkdir()
+    work.mkdir(parents=True)
     ctx = Context(PROFILES[profile], work, seed, master, progress or (lambda message: None))
     load, notes = _load()
     result = GateResult(profile, tuple(t.name for t in targets), notes=notes, load=load)

@@ -151,9 +151,9 @@ def test_targets_that_break_on_import_or_on_call_are_one_line(tmp_path, problem,
     one_error(capsys, 2, ["assign", "--target", "bad_syntax:X", problem], "SyntaxError")
     one_error(capsys, 2, ["assign", "--target", "exits_on_import:X", problem], "SystemExit: 3")
     one_error(capsys, 2, ["assign", "--target", "cmd:'unterminated", problem], "No closing quotation")
-    # Loading a plain function is fine; calling it on a problem is the target's failure (H7), exit 1.
-    one_error(capsys, 1, ["assign", "--target", "os:getcwd", problem], "os:getcwd failed", "(H7)")
-    one_error(capsys, 1, ["assign", "--target", "builtins:print", problem], "not an Assignment")
+    # Loading a plain function is fine; one that gives no assignment is said in one line (H7), exit 2.
+    one_error(capsys, 2, ["assign", "--target", "os:getcwd", problem], "os:getcwd gave no assignment", "(H7)")
+    one_error(capsys, 2, ["assign", "--target", "builtins:print", problem], "not an Assignment")
 
 
 # ---- files -------------------------------------------------------------------------------------------
