@@ -95,8 +95,9 @@ SPEC_PROMISES: dict[str, Promises] = {
     "roundrobin": Promises(balance="perfect", exact="roundrobin"),
     "sticky-constrained": _CONSTRAINED,
     "sticky-constrained-4phase": _CONSTRAINED,
-    "sticky": Promises(balance="optimal", stickiness="max_retained", fixpoint=True),
-    "cooperative-sticky": Promises(balance="optimal", stickiness="max_retained", fixpoint=True, max_rounds=2),
+    "sticky": Promises(balance="optimal", stickiness="max_retained", fixpoint=True, per_topic_spread=True),
+    "cooperative-sticky": Promises(balance="optimal", stickiness="max_retained", fixpoint=True, per_topic_spread=True,
+                                   max_rounds=2),
     "lag": Promises(balance="per-topic", exact="lag"),
     "streams-sticky": Promises(exact="streams"),
 }
