@@ -87,6 +87,8 @@ def _valid_claims_small(problem: Problem) -> ValidClaims:
     table = TopicTable.of(tuple(sorted(problem.topics)))
     best: dict[tuple[int, int], tuple[int, int, bool]] = {}  # (topic code, index) -> (generation, member, tied)
     for who, m in enumerate(problem.members):
+        if not m.owned.count:
+            continue
         mine = set()
         for topic, indices in m.owned.items():
             code, size = table.code.get(topic), problem.topics.get(topic, 0)
