@@ -348,6 +348,9 @@ def load_assignment(path: str | os.PathLike[str]) -> Assignment:
 
 
 def _partitions_json(parts: Partitions) -> dict[str, list[int]]:
+    if isinstance(parts, PartitionSet):  # one tolist() per member, sliced per topic
+        flat, b, names = parts.indices.tolist(), parts.bounds.tolist(), parts.table.names
+        return {names[c]: flat[b[i]:b[i + 1]] for i, c in enumerate(parts.codes.tolist())}
     return {t: arr.tolist() for t, arr in parts.items()}
 
 
