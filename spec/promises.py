@@ -23,6 +23,8 @@ class Promises:
     - stickiness "max_retained": retained == max_retained under the balance promise.
     - fixpoint: feeding the output back (next generation) reproduces it.
     - per_topic_spread: KAFKA-16277 (see `spec.stickiness.per_topic_spread_violations`).
+    - racks: KIP-881 (see `spec.racks`): on rack-aware problems, the fewest rack mismatches among the
+      assignments meeting the balance promise; `max_retained` is then taken among those.
     - exact: the name of the spec reference assignor whose output must be reproduced exactly.
     - equal_subscriptions_only: the assignor is only defined for equal subscriptions.
     - max_rounds: the assignor speaks the cooperative protocol (KIP-429) and converges (nothing withheld)
@@ -36,6 +38,7 @@ class Promises:
     stickiness: Stickiness = "none"
     fixpoint: bool = False
     per_topic_spread: bool = False
+    racks: bool = False
     exact: str | None = None
     equal_subscriptions_only: bool = False
     order_independent: bool = True
@@ -62,7 +65,8 @@ class Promises:
                 if not value.isdigit():
                     raise InputError("--promises", f"max_rounds must be a whole number, got {value!r}")
                 values[key] = int(value)
-            elif key in ("fixpoint", "per_topic_spread", "equal_subscriptions_only", "order_independent", "eager"):
+            elif key in ("fixpoint", "per_topic_spread", "racks", "equal_subscriptions_only", "order_independent",
+                         "eager"):
                 if value not in ("true", "false"):
                     raise InputError("--promises", f"{key} takes true or false, got {value!r}")
                 values[key] = value == "true"
@@ -87,7 +91,7 @@ def problem_kind(assignor: object) -> str:
 
 
 _CONSTRAINED = Promises(balance="perfect", stickiness="max_retained", fixpoint=True, per_topic_spread=True,
-                        equal_subscriptions_only=True)
+                        racks=True, equal_subscriptions_only=True)
 # SPEC.md §8 as data: what each built-in assignor must promise. The gate holds a built-in to at least
 # this, so an assignor cannot pass by quietly promising less.
 SPEC_PROMISES: dict[str, Promises] = {
@@ -95,9 +99,10 @@ SPEC_PROMISES: dict[str, Promises] = {
     "roundrobin": Promises(balance="perfect", exact="roundrobin"),
     "sticky-constrained": _CONSTRAINED,
     "sticky-constrained-4phase": _CONSTRAINED,
-    "sticky": Promises(balance="optimal", stickiness="max_retained", fixpoint=True, per_topic_spread=True),
+    "sticky": Promises(balance="optimal", stickiness="max_retained", fixpoint=True, per_topic_spread=True,
+                       racks=True),
     "cooperative-sticky": Promises(balance="optimal", stickiness="max_retained", fixpoint=True, per_topic_spread=True,
-                                   max_rounds=2),
+                                   racks=True, max_rounds=2),
     "lag": Promises(balance="per-topic", exact="lag"),
     "streams-sticky": Promises(exact="streams"),
 }
