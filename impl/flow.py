@@ -92,15 +92,17 @@ def _min_max_count(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.nd
 
 
 def _pair_arcs(net: min_cost_flow.SimpleMinCostFlow, sizes: np.ndarray, pair_topic: np.ndarray,
-               pair_member: np.ndarray, pair_owned: np.ndarray, cap: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Retained arcs (only where m owns something of t) and new arcs (capacity min(n_t, cap_m))."""
+               pair_member: np.ndarray, pair_owned: np.ndarray, cap: np.ndarray, rack_cost: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Retained arcs (only where m owns something of t) and new arcs (capacity min(n_t, cap_m)); a pair whose
+    member mismatches the node's racks pays `rack_cost` per partition on both."""
     n_topics = len(sizes)
     owns = np.flatnonzero(pair_owned > 0)
     keep_arcs = net.add_arcs_with_capacity_and_unit_cost(pair_topic[owns], n_topics + pair_member[owns],
-                                                         pair_owned[owns], np.zeros(len(owns), dtype=np.int64))
+                                                         pair_owned[owns], rack_cost[owns])
     new_arcs = net.add_arcs_with_capacity_and_unit_cost(pair_topic, n_topics + pair_member,
                                                         np.minimum(sizes[pair_topic], cap[pair_member]),
-                                                        np.ones(len(pair_topic), dtype=np.int64))
+                                                        rack_cost + 1)
     return owns, np.concatenate((keep_arcs, new_arcs))
 
 
@@ -117,13 +119,13 @@ def _solved(net: min_cost_flow.SimpleMinCostFlow, owns: np.ndarray, arcs: np.nda
 
 
 def _banded(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, pair_owned: np.ndarray,
-            reach: np.ndarray, bound: int) -> PairFlows | None:
+            reach: np.ndarray, bound: int, rack_cost: np.ndarray) -> PairFlows | None:
     """The most retaining complete assignment with every count in its band (module docstring), or None."""
     n_topics, n_members = len(sizes), len(reach)
     lo, hi = np.minimum(reach, bound - 1), np.minimum(reach, bound)
     sink = n_topics + n_members
     net = min_cost_flow.SimpleMinCostFlow()
-    owns, arcs = _pair_arcs(net, sizes, pair_topic, pair_member, pair_owned, hi)
+    owns, arcs = _pair_arcs(net, sizes, pair_topic, pair_member, pair_owned, hi, rack_cost)
     net.add_arcs_with_capacity_and_unit_cost(n_topics + np.arange(n_members), np.full(n_members, sink), hi - lo,
                                              np.zeros(n_members, dtype=np.int64))
     supplies = np.zeros(sink + 1, dtype=np.int64)
@@ -135,13 +137,13 @@ def _banded(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, 
 
 
 def _convex(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, pair_owned: np.ndarray,
-            reach: np.ndarray, bound: int) -> PairFlows:
+            reach: np.ndarray, bound: int, rack_cost: np.ndarray) -> PairFlows:
     n_topics, n_members = len(sizes), len(reach)
-    weight = int(pair_owned.sum()) + 1
+    weight = int(rack_cost.max(initial=0)) * int(sizes.sum()) + int(pair_owned.sum()) + 1
     sink = n_topics + n_members
     net = min_cost_flow.SimpleMinCostFlow()
     slots = np.minimum(reach, bound)
-    owns, arcs = _pair_arcs(net, sizes, pair_topic, pair_member, pair_owned, slots)
+    owns, arcs = _pair_arcs(net, sizes, pair_topic, pair_member, pair_owned, slots, rack_cost)
     # Unit arcs member -> sink for its 1st, 2nd, ... partition, member by member.
     tails = np.repeat(n_topics + np.arange(n_members), slots)
     starts = np.cumsum(slots) - slots
@@ -159,9 +161,11 @@ def _convex(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, 
 
 
 def solve_counts(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray,
-                 pair_owned: np.ndarray, n_members: int) -> PairFlows:
-    """Optimal keep/new counts per pair. Pairs must be sorted by (topic, member); every topic must
-    have at least one pair. `pair_owned[i]` = valid claims of that member on that topic."""
+                 pair_owned: np.ndarray, n_members: int, pair_mismatch: np.ndarray | None = None) -> PairFlows:
+    """Optimal keep/new counts per pair. Pairs must be sorted by (node, member); every node must
+    have at least one pair. `pair_owned[i]` = valid claims of that member on that node; `pair_mismatch[i]`:
+    the member's rack is on none of the node's replicas (KIP-881: each such partition costs more than any
+    retention difference, so the fewest mismatches come before stickiness, after balance)."""
     sizes = sizes.astype(np.int64)
     n_pairs = len(pair_topic)
     if n_pairs == 0 or int(sizes.sum()) == 0:
@@ -170,5 +174,10 @@ def solve_counts(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndar
     reach = np.bincount(pair_member, weights=sizes[pair_topic], minlength=n_members).astype(np.int64)
     bound = _min_max_count(sizes, pair_topic, pair_member, reach)
     pair_owned = pair_owned.astype(np.int64)
-    banded = _banded(sizes, pair_topic, pair_member, pair_owned, reach, bound)
-    return banded if banded is not None else _convex(sizes, pair_topic, pair_member, pair_owned, reach, bound)
+    rack_cost = np.zeros(n_pairs, dtype=np.int64)
+    if pair_mismatch is not None and pair_mismatch.any():
+        rack_cost[pair_mismatch] = int(sizes.sum()) + 1  # above any retention difference (new arcs cost 1 each)
+    banded = _banded(sizes, pair_topic, pair_member, pair_owned, reach, bound, rack_cost)
+    if banded is not None:
+        return banded
+    return _convex(sizes, pair_topic, pair_member, pair_owned, reach, bound, rack_cost)

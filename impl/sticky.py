@@ -32,6 +32,7 @@ import numpy as np
 
 from assigncheck.spec.model import AnyProblem, Assignment, Problem
 from assigncheck.spec.promises import Promises
+from assigncheck.spec.racks import rack_aware
 
 from .constrained import ConstrainedLayout, ConstrainedStickyAssignor
 from .flow import solve_counts
@@ -48,24 +49,27 @@ def _rows(pairs: PairTable, owners: np.ndarray, gids: np.ndarray) -> Assignment:
 
 
 def _settled(pairs: PairTable) -> Assignment | None:
-    """The claims themselves, when they are complete and optimally balanced (module docstring, case 2)."""
-    if len(pairs.claim_gid) != pairs.partitions:
+    """The claims themselves, when they are complete, optimally balanced and without a rack mismatch (module
+    docstring, case 2)."""
+    if len(pairs.claim_gid) != pairs.partitions or (pairs.pair_mismatch & (pairs.pair_owned > 0)).any():
         return None
     counts = np.bincount(pairs.pair_member, weights=pairs.pair_owned, minlength=pairs.members).astype(np.int64)
-    if not optimally_balanced(counts, pairs.pair_topic, pairs.pair_member, pairs.pair_owned > 0, len(pairs.sizes)):
+    if not optimally_balanced(counts, pairs.pair_topic, pairs.pair_member, pairs.pair_owned > 0,
+                              len(pairs.node_size)):
         return None
     return _rows(pairs, pairs.pair_member[pairs.claim_pair], pairs.claim_gid)
 
 
 def redeal_within_classes(pairs: PairTable, receivers: np.ndarray, gids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(owner, gid) rows for the received partitions `gids` (ascending, `receivers[k]` got `gids[k]` from the
-    flow): each member keeps its received count, and every class of identical subscriptions deals its pooled
-    partitions again, in (topic, index) order, in laps over its members ordered by received count
-    (descending), then id. A lap visits a prefix of that order, so the receivers of one class are a prefix of
-    a cyclic sequence and each topic, a contiguous run of the pool, splits as evenly as the counts allow."""
+    """(owner, gid) rows for the received partitions `gids` (`receivers[k]` got `gids[k]` from the flow): each
+    member keeps its received count, and every class of identical subscriptions (and racks, on a rack-aware
+    problem) deals its pooled partitions again, in (topic, index) order, in laps over its members ordered by
+    received count (descending), then id. A lap visits a prefix of that order, so the receivers of one class
+    are a prefix of a cyclic sequence and each topic, a contiguous run of the pool, splits as evenly as the
+    counts allow."""
     need = np.bincount(receivers, minlength=pairs.members)
     cls = pairs.subscription_class
-    pool = gids[np.argsort(cls[receivers], kind="stable")]  # by (class of receiver, gid)
+    pool = gids[np.lexsort((gids, cls[receivers]))]  # by (class of receiver, gid)
     member = np.repeat(np.arange(pairs.members), need)
     lap = np.arange(len(member)) - np.repeat(np.cumsum(need) - need, need)
     sequence = member[np.lexsort((member, -need[member], lap, cls[member]))]
@@ -78,7 +82,8 @@ def assign_general_sticky(problem: Problem) -> Assignment:
     settled = _settled(pairs)
     if settled is not None:
         return settled
-    flows = solve_counts(pairs.sizes, pairs.pair_topic, pairs.pair_member, pairs.pair_owned, pairs.members)
+    flows = solve_counts(pairs.node_size, pairs.pair_topic, pairs.pair_member, pairs.pair_owned, pairs.members,
+                         pairs.pair_mismatch)
     kept = pairs.claim_rank() < flows.keep[pairs.claim_pair]
     kept_gid = pairs.claim_gid[kept]
     free = np.ones(pairs.partitions, dtype=bool)
@@ -86,7 +91,7 @@ def assign_general_sticky(problem: Problem) -> Assignment:
     # Pairs are in (topic, member) order and the free ids ascend, so the k-th free partition of a topic goes
     # to the receiver whose run covers k: the receivers repeated by their counts line up with the ids.
     receivers = np.repeat(pairs.pair_member, flows.new)
-    sequence, pool = redeal_within_classes(pairs, receivers, np.flatnonzero(free))
+    sequence, pool = redeal_within_classes(pairs, receivers, pairs.by_node(np.flatnonzero(free)))
     owners = np.concatenate((pairs.pair_member[pairs.claim_pair[kept]], sequence))
     return _rows(pairs, owners, np.concatenate((kept_gid, pool)))
 
@@ -96,11 +101,11 @@ class StickyAssignor:
 
     name = "sticky"
     promises = Promises(balance="optimal", stickiness="max_retained", fixpoint=True, per_topic_spread=True,
-                        order_independent=True)
+                        racks=True, order_independent=True)
 
     def assign(self, problem: AnyProblem) -> Assignment:
         problem = require_problem(problem, self.name)
-        if problem.subscriptions_equal():
+        if problem.subscriptions_equal() and not rack_aware(problem):
             if not problem.members:
                 return Assignment({})
             return _CONSTRAINED.place(ConstrainedLayout.of(problem))
