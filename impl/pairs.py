@@ -17,7 +17,7 @@ import numpy as np
 
 from assigncheck.spec.model import Problem, TopicTable
 from assigncheck.spec.ownership import valid_claims
-from assigncheck.spec.racks import member_rack, rack_layout
+from assigncheck.spec.racks import member_rack, rack_aware, rack_layout
 from assigncheck.spec.rows import layout
 
 
@@ -67,8 +67,7 @@ def pair_table(problem: Problem) -> PairTable:
     sizes = np.array([problem.topics[t] for t in table.names], dtype=np.int64)
     offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
-    racks = rack_layout(problem)
-    aware = racks.aware
+    aware = rack_aware(problem)
     # Members with one subscription share its topic array (a group of equal subscriptions costs one).
     subscriptions: dict[frozenset[str], int] = {}
     classes: dict[tuple[frozenset[str], str | None], int] = {}
@@ -96,7 +95,7 @@ def pair_table(problem: Problem) -> PairTable:
     node_size = sizes
     pair_mismatch = np.zeros(len(pair_topic), dtype=bool)
     if aware:  # split every topic into its rack sets; each (topic, member) pair into one pair per set
-        lay = layout(problem)
+        racks, lay = rack_layout(problem), layout(problem)
         starts = np.array([lay.offsets[lay.code[t]] for t in table.names], dtype=np.int64)
         rack_set = racks.partition_set[np.repeat(starts - offsets[:-1], sizes) + np.arange(int(offsets[-1]))]
         topic = np.repeat(np.arange(len(sizes)), sizes)

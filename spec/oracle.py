@@ -26,7 +26,7 @@ from ortools.graph.python import max_flow, min_cost_flow
 from .errors import InputError
 from .model import Assignment, Problem
 from .ownership import valid_owned
-from .racks import rack_layout
+from .racks import rack_aware, rack_layout
 from .rows import layout, valid_rows
 
 MAX_RETAINED_BALANCES = ("none", "perfect", "optimal")
@@ -59,9 +59,9 @@ def _network(problem: Problem, racks: bool = False) -> _Network:
     """With `racks` on a rack-aware problem (`spec.racks`), a topic's node splits into one node per rack set of
     its partitions (partitions with equal topic and racks are interchangeable), and each pair knows whether
     its member mismatches that rack set."""
-    rl = rack_layout(problem) if racks else None
-    if rl is None or not rl.aware:
+    if not racks or not rack_aware(problem):
         return _topic_network(problem)
+    rl = rack_layout(problem)
     lay = layout(problem)
     members = tuple(sorted(m.member_id for m in problem.members))
     pos = {m: i for i, m in enumerate(members)}

@@ -24,7 +24,7 @@ import numpy as np
 
 from .model import Assignment, Problem
 from .oracle_cache import min_mismatches
-from .rows import assigned_rows, last_call_cache, layout
+from .rows import assigned_rows, layout
 from .violations import Violation
 
 
@@ -53,8 +53,12 @@ class RackLayout:
         return out
 
 
-@last_call_cache
 def rack_layout(problem: Problem) -> RackLayout:
+    """Computed once per problem (`Problem.derived`)."""
+    return problem.derived("rack_layout", _rack_layout)
+
+
+def _rack_layout(problem: Problem) -> RackLayout:
     lay = layout(problem)
     racks = sorted({r for m in problem.members if (r := member_rack(m.rack)) is not None})
     rack_code = {r: i for i, r in enumerate(racks)}
@@ -81,6 +85,8 @@ def rack_layout(problem: Problem) -> RackLayout:
 
 def rack_aware(problem: Problem) -> bool:
     """Does KIP-881's rack-aware assignment apply to this problem (module docstring)?"""
+    if problem.partition_racks is None or not any(m.rack for m in problem.members):
+        return False  # the common case, without building the layout
     return rack_layout(problem).aware
 
 
@@ -88,9 +94,9 @@ def mismatches(problem: Problem, assignment: Assignment) -> int:
     """Assigned (member, partition) pairs whose member has a rack none of the partition's replicas is on (a
     measure on every problem; a promise only on rack-aware ones). Members the problem does not know and junk
     partitions are not counted."""
-    racks = rack_layout(problem)
-    if not (racks.member_rack >= 0).any():
+    if not any(m.rack for m in problem.members):
         return 0
+    racks = rack_layout(problem)
     rows = assigned_rows(problem, assignment)
     ok = (rows.gid >= 0) & (rows.member < len(problem.members))
     return int(racks.mismatch(rows.member[ok], rows.gid[ok]).sum())
