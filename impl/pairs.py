@@ -68,25 +68,28 @@ def pair_table(problem: Problem) -> PairTable:
     offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
     aware = rack_aware(problem)
-    # Members with one subscription share its topic array (a group of equal subscriptions costs one).
+    # Pairs from the distinct subscriptions, laid out once (a group of equal subscriptions costs one), then
+    # repeated per member by array arithmetic: no numpy call per member or per subscription.
     subscriptions: dict[frozenset[str], int] = {}
     classes: dict[tuple[frozenset[str], str | None], int] = {}
-    topic_arrays: list[np.ndarray] = []
-    member_sub = np.empty(len(members), dtype=np.int64)
-    member_class = np.empty(len(members), dtype=np.int64)
-    for k, m in enumerate(members):
-        c = subscriptions.get(m.subscription)
-        if c is None:
-            c = subscriptions[m.subscription] = len(topic_arrays)
-            topic_arrays.append(np.array(sorted(table.code[t] for t in m.subscription if t in table.code),
-                                         dtype=np.int64))
-        member_sub[k] = c
-        member_class[k] = classes.setdefault((m.subscription, member_rack(m.rack) if aware else None), len(classes))
-    counts = np.array([len(a) for a in topic_arrays], dtype=np.int64)[member_sub] if len(members) else \
-        np.zeros(0, dtype=np.int64)
+    member_sub = np.array([subscriptions.setdefault(m.subscription, len(subscriptions)) for m in members],
+                          dtype=np.int64)
+    member_class = np.array([classes.setdefault((m.subscription, member_rack(m.rack) if aware else None),
+                                                len(classes)) for m in members], dtype=np.int64)
+    code = table.code
+    flat: list[int] = []
+    lengths: list[int] = []
+    for sub in subscriptions:
+        before = len(flat)
+        flat += [code[t] for t in sub if t in code]
+        lengths.append(len(flat) - before)
+    sub_len = np.array(lengths, dtype=np.int64)
+    sub_start = np.cumsum(sub_len) - sub_len
+    counts = sub_len[member_sub] if len(members) else np.zeros(0, dtype=np.int64)
     pair_member = np.repeat(np.arange(len(members), dtype=np.int64), counts)
-    pair_topic = np.concatenate([topic_arrays[c] for c in member_sub.tolist()]) if len(pair_member) else \
-        np.zeros(0, dtype=np.int64)
+    within = np.arange(len(pair_member)) - np.repeat(np.cumsum(counts) - counts, counts)
+    pair_topic = np.array(flat, dtype=np.int64)[np.repeat(sub_start[member_sub], counts) + within] \
+        if len(pair_member) else np.zeros(0, dtype=np.int64)
     position = np.empty(len(problem.members), dtype=np.int64)
     position[order] = np.arange(len(problem.members))
     n = max(len(members), 1)
