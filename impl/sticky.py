@@ -69,11 +69,20 @@ def redeal_within_classes(pairs: PairTable, receivers: np.ndarray, gids: np.ndar
     counts allow."""
     need = np.bincount(receivers, minlength=pairs.members)
     cls = pairs.subscription_class
-    pool = gids[np.lexsort((gids, cls[receivers]))]  # by (class of receiver, gid)
+    if not len(receivers) or np.bincount(cls[need > 0]).max(initial=0) <= 1:
+        return receivers, gids  # no class has two receivers: nothing to deal again
+    # One int64 key per sort instead of lexsort over 1 M rows: (class, gid) for the pool ...
+    pool = np.sort(cls[receivers] * (pairs.partitions + 1) + gids) % (pairs.partitions + 1)
+    # ... and (class, lap, rank of the member in its class by (received desc, id)) for the receivers.
+    rank = np.empty(pairs.members, dtype=np.int64)
+    rank[np.lexsort((np.arange(pairs.members), -need, cls))] = np.arange(pairs.members)
     member = np.repeat(np.arange(pairs.members), need)
     lap = np.arange(len(member)) - np.repeat(np.cumsum(need) - need, need)
-    sequence = member[np.lexsort((member, -need[member], lap, cls[member]))]
-    return sequence, pool
+    laps = int(need.max()) + 1
+    order = np.sort((cls[member] * laps + lap) * pairs.members + rank[member]) % pairs.members
+    by_rank = np.empty(pairs.members, dtype=np.int64)
+    by_rank[rank] = np.arange(pairs.members)
+    return by_rank[order], pool
 
 
 def assign_general_sticky(problem: Problem) -> Assignment:
