@@ -197,7 +197,10 @@ def _solve(net: _Network, *, balance: str) -> _Flow | None:
     members = np.arange(n_members, dtype=np.int64)
     if balance == "optimal":
         weight = rack * total + int(net.pair_owned.sum()) + 1  # above any difference in mismatches and retained
-        per_member = np.minimum(_min_max_count(net), net.degrees().astype(np.int64))
+        degrees = net.degrees().astype(np.int64)
+        # Capping at the smallest feasible maximum only shrinks the network; on small ones the max flows that
+        # find it cost more than the arcs they save.
+        per_member = degrees if total <= SMALL_PARTITIONS else np.minimum(_min_max_count(net), degrees)
         who = np.repeat(members, per_member)
         k = np.arange(len(who)) - np.repeat(np.cumsum(per_member) - per_member, per_member) + 1
         flow.add_arcs_with_capacity_and_unit_cost(
@@ -227,14 +230,23 @@ def _solve(net: _Network, *, balance: str) -> _Flow | None:
     return _Flow(counts, retained, new, int(((retained + new) * net.pair_mismatch).sum()))
 
 
+SMALL_PARTITIONS = 64
+
+
+def _optimal(problem: Problem) -> _Flow | None:
+    """The optimally balanced, most retaining flow without racks, once per problem: it answers both
+    `optimal_sum_squares` and `max_retained(problem, "optimal")`. None for an empty group."""
+    def solve(p: Problem) -> _Flow | None:
+        net = _network(p)
+        return _solve(net, balance="optimal") if net.members else None
+
+    return problem.derived("oracle_optimal_flow", solve)
+
+
 def optimal_sum_squares(problem: Problem) -> int:
     """The minimum Σ count² over complete assignments (H1-H5, eager) of `problem`."""
-    net = _network(problem)
-    if not net.members:
-        return 0
-    result = _solve(net, balance="optimal")
-    assert result is not None  # every subscribed partition has a subscriber, so always feasible
-    return int((result.counts**2).sum())
+    result = _optimal(problem)
+    return 0 if result is None else int((result.counts**2).sum())
 
 
 def max_retained(problem: Problem, balance: str = "optimal", racks: bool = False) -> int | None:
@@ -247,6 +259,9 @@ def max_retained(problem: Problem, balance: str = "optimal", racks: bool = False
     """
     if balance not in MAX_RETAINED_BALANCES:
         raise InputError("balance", f"must be one of {', '.join(MAX_RETAINED_BALANCES)}, got {balance!r}")
+    if balance == "optimal" and not (racks and rack_aware(problem)):
+        result = _optimal(problem)
+        return 0 if result is None else int(result.retained.sum())
     net = _network(problem, racks)
     if balance == "none" and not net.pair_mismatch.any():
         return int(net.pair_owned.sum())
