@@ -233,20 +233,28 @@ def _solve(net: _Network, *, balance: str) -> _Flow | None:
 SMALL_PARTITIONS = 64
 
 
-def _optimal(problem: Problem) -> _Flow | None:
-    """The optimally balanced, most retaining flow without racks, once per problem: it answers both
-    `optimal_sum_squares` and `max_retained(problem, "optimal")`. None for an empty group."""
-    def solve(p: Problem) -> _Flow | None:
-        net = _network(p)
-        return _solve(net, balance="optimal") if net.members else None
+_EMPTY = "empty"  # a cached answer for a group with no members (None means infeasible)
 
-    return problem.derived("oracle_optimal_flow", solve)
+
+def _flow(problem: Problem, balance: str, racks: bool) -> _Flow | str | None:
+    """The most retaining flow under `balance` (and, with `racks` on a rack-aware problem, the fewest
+    mismatches first), once per problem and question: one solve answers `optimal_sum_squares`,
+    `max_retained` and `min_mismatches` alike. `_EMPTY` for a group without members or partitions to place,
+    None when infeasible."""
+    racks = racks and rack_aware(problem)
+
+    def solve(p: Problem) -> _Flow | str | None:
+        net = _network(p, racks)
+        return _solve(net, balance=balance) if net.members else _EMPTY
+
+    return problem.derived(f"oracle_flow:{balance}:{racks}", solve)
 
 
 def optimal_sum_squares(problem: Problem) -> int:
     """The minimum Σ count² over complete assignments (H1-H5, eager) of `problem`."""
-    result = _optimal(problem)
-    return 0 if result is None else int((result.counts**2).sum())
+    result = _flow(problem, "optimal", False)
+    assert result is not None  # every subscribed partition has a subscriber, so always feasible
+    return 0 if isinstance(result, str) else int((result.counts**2).sum())
 
 
 def max_retained(problem: Problem, balance: str = "optimal", racks: bool = False) -> int | None:
@@ -259,16 +267,10 @@ def max_retained(problem: Problem, balance: str = "optimal", racks: bool = False
     """
     if balance not in MAX_RETAINED_BALANCES:
         raise InputError("balance", f"must be one of {', '.join(MAX_RETAINED_BALANCES)}, got {balance!r}")
-    if balance == "optimal" and not (racks and rack_aware(problem)):
-        result = _optimal(problem)
-        return 0 if result is None else int(result.retained.sum())
-    net = _network(problem, racks)
-    if balance == "none" and not net.pair_mismatch.any():
-        return int(net.pair_owned.sum())
-    if not net.members:
-        return 0
-    result = _solve(net, balance=balance)
-    return None if result is None else int(result.retained.sum())
+    if balance == "none" and not (racks and rack_aware(problem)):
+        return int(_network(problem).pair_owned.sum())
+    result = _flow(problem, balance, racks)
+    return 0 if isinstance(result, str) else None if result is None else int(result.retained.sum())
 
 
 def min_mismatches(problem: Problem, balance: str = "optimal") -> int | None:
@@ -276,11 +278,10 @@ def min_mismatches(problem: Problem, balance: str = "optimal") -> int | None:
     "perfect", "optimal"); 0 when the problem is not rack-aware, None when no assignment meets the balance."""
     if balance not in MAX_RETAINED_BALANCES:
         raise InputError("balance", f"must be one of {', '.join(MAX_RETAINED_BALANCES)}, got {balance!r}")
-    net = _network(problem, racks=True)
-    if not net.pair_mismatch.any() or not net.members:
+    if not rack_aware(problem):
         return 0
-    result = _solve(net, balance=balance)
-    return None if result is None else result.mismatched
+    result = _flow(problem, balance, True)
+    return 0 if isinstance(result, str) else None if result is None else result.mismatched
 
 
 def optimal_assignment(problem: Problem) -> Assignment:
