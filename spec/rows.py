@@ -20,7 +20,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from .model import Assignment, Partitions, Problem, TopicPartition, partitions_of
+from .model import SMALL_ROWS, Assignment, Partitions, PartitionSet, Problem, TopicPartition, partitions_of
 from .ownership import valid_owned
 
 T = TypeVar("T")
@@ -104,6 +104,37 @@ def _build(problem: Problem, member_ids: Sequence[str], parts_of: Mapping[str, P
     if not held:
         empty = np.zeros(0, dtype=np.int64)
         return Rows(tuple(member_ids), empty, empty, empty, empty, (), ())
+    if sum(s.count for _, s in held) <= SMALL_ROWS:
+        return _build_small(lay, tuple(member_ids), held)
+    return _build_vectorized(lay, tuple(member_ids), held)
+
+
+def _build_small(lay: Layout, member_ids: tuple[str, ...], held: list[tuple[int, PartitionSet]]) -> Rows:
+    """The same rows in plain Python, for the few rows of small groups (numpy's per-call cost dominates)."""
+    member: list[int] = []
+    index: list[int] = []
+    gid: list[int] = []
+    piece: list[int] = []
+    piece_member: list[int] = []
+    piece_topic: list[str] = []
+    for mi, parts in held:
+        for topic, arr in parts.items():
+            k = lay.code.get(topic)
+            size = int(lay.sizes[k]) if k is not None else 0
+            offset = int(lay.offsets[k]) if k is not None else 0
+            values = arr.tolist()
+            member += [mi] * len(values)
+            piece += [len(piece_topic)] * len(values)
+            index += values
+            gid += [offset + i if 0 <= i < size else -1 for i in values]
+            piece_member.append(mi)
+            piece_topic.append(topic)
+    return Rows(member_ids, np.array(member, dtype=np.int64), np.array(index, dtype=np.int64),
+                np.array(gid, dtype=np.int64), np.array(piece, dtype=np.int64), tuple(piece_member),
+                tuple(piece_topic))
+
+
+def _build_vectorized(lay: Layout, member_ids: tuple[str, ...], held: list[tuple[int, PartitionSet]]) -> Rows:
     base: dict[int, int] = {}  # id(table) -> where its names start in `names`
     names: list[str] = []
     for _, s in held:
@@ -127,7 +158,7 @@ def _build(problem: Problem, member_ids: Sequence[str], parts_of: Mapping[str, P
     valid = known & (index >= 0) & (index < size)
     gid = np.where(valid, (lay.offsets[safe] if len(lay.offsets) else 0) + index, -1)
     topic_names = np.array(names, dtype=object)[piece_name]
-    return Rows(tuple(member_ids), piece_member[piece], index, gid, piece, tuple(piece_member.tolist()),
+    return Rows(member_ids, piece_member[piece], index, gid, piece, tuple(piece_member.tolist()),
                 tuple(topic_names.tolist()))
 
 
