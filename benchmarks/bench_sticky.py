@@ -1,27 +1,41 @@
-"""General `sticky` (impl/sticky.py) at the issue's sizes, against kafka-python 3.0.12's StickyPartitionAssignor.
+"""General `sticky` (impl/sticky.py) on issue 17's scenarios, against the same assignor as it was before issue 17
+(`benchmarks/frozen/sticky_5cfb106.py`, one min-cost flow with per-count arcs) in the same run, and at 200 x 2000
+against kafka-python 3.0.12's StickyPartitionAssignor.
+
+CPU time (`time.process_time`), min of the repeats, a fresh `Problem` per repeat (`harness.fresh_cpu_time`).
+Issue 17's franz-go figures (CPU ms on this kind of machine; franz-go cannot be built here) are in each row's
+goal so the ratios can be recomputed. Every output is checked against the spec's oracle: Σcount² equal to
+`spec.oracle.optimal_sum_squares` and, with claims, retained equal to `max_retained(problem, "optimal")`.
 
 Shapes (seeded, `benchmarks/sticky_shapes.py`):
-- 1000 consumers x 10 000 partitions over 100 topics, each consumer 1-20 random topics: fresh, then
-  after 10% re-subscribe and 5% leave (owned := the fresh output, generation 1). Goal: <= 1 s with
-  optimal balance (Σcount² equal to `spec.oracle.optimal_sum_squares`) and, after churn, retained
-  equal to `spec.oracle.max_retained(problem, "optimal")`.
-- kafka-python needs minutes at that size on a shared machine, so it is compared, in the same run, on
-  the same construction at 200 consumers x 2000 partitions (run once: it is slow).
-- 2100 x 2100 with one consumer also subscribing a 1-partition topic (forces Kafka's general path).
-Peak memory is tracemalloc's Python-heap peak of one call (OR-Tools' C++ heap is not traced).
+- 1000 consumers x 10 000 partitions over 100 topics, each consumer 1-20 random topics: fresh, then after 10%
+  re-subscribe and 5% leave (owned := the fresh output, generation 1); the same at 200 x 2000;
+- 5000 x 1 M over 500 topics, each consumer 1-20 random topics, fresh and churned the same way;
+- 2100 x 2100 on one topic (equal subscriptions) and 2100 x 2101 forcing the general path;
+- 2000 x 1 M (500 topics x 2000), second round: each member owns partition i of every topic (the shape
+  Kafka's first round leaves), from the JSON document (parse included) and from the model.
 """
 
 from __future__ import annotations
 
+import json
+import time
 from collections.abc import Callable
+
+import numpy as np
 
 from assigncheck.impl.sticky import StickyAssignor
 from assigncheck.spec import balance, oracle, stickiness
-from assigncheck.spec.model import Assignment, Problem
-from benchmarks.harness import best_time, peak_mib, row
+from assigncheck.spec.json_format import problem_from_json, problem_to_json
+from assigncheck.spec.model import Assignment, Member, Problem, index_array
+from benchmarks.frozen.sticky_5cfb106 import StickyAssignor as FrozenSticky
+from benchmarks.harness import fresh_cpu_time, row
 from benchmarks.sticky_shapes import churn, forcing_general, random_subscriptions
 
 STICKY = StickyAssignor()
+BEFORE = FrozenSticky()
+FRANZ_GO = {"1000x10000 fresh": 24, "1000x10000 churn": 8, "200x2000 fresh": 1.1, "200x2000 churn": 1.3,
+            "2100x2100 one topic": 0.8, "5000x1000000 fresh": 4100, "5000x1000000 churn": 1100}
 
 
 def _kafka_python() -> Callable[[Problem], Assignment]:
@@ -30,8 +44,11 @@ def _kafka_python() -> Callable[[Problem], Assignment]:
     return load("kafka-python", "sticky").assign
 
 
-def _optimal(problem: Problem, out: Assignment, sticky: bool) -> tuple[bool, str]:
-    got, best = balance.sum_squares(problem, out), oracle.optimal_sum_squares(problem)
+def _optimal(problem: Problem, out: Assignment, sticky: bool, oracle_ok: bool = True) -> tuple[bool, str]:
+    got = balance.sum_squares(problem, out)
+    if not oracle_ok:
+        return True, f"sum_squares {got}, spread {balance.spread(problem, out)} (oracle skipped at this size)"
+    best = oracle.optimal_sum_squares(problem)
     note = f"sum_squares {got} (optimum {best}), spread {balance.spread(problem, out)}"
     ok = got == best
     if sticky:
@@ -41,30 +58,66 @@ def _optimal(problem: Problem, out: Assignment, sticky: bool) -> tuple[bool, str
     return ok, note
 
 
-def _shapes(members: int, partitions: int) -> list[tuple[str, Problem, bool]]:
-    fresh = random_subscriptions(members, 100, partitions, 20, seed=1)
+def _shapes(members: int, topics: int, partitions: int) -> list[tuple[str, Problem, bool]]:
+    fresh = random_subscriptions(members, topics, partitions, 20, seed=1)
     after = churn(fresh, STICKY.assign(fresh), resubscribe=0.10, leave=0.05, seed=2, max_topics=20)
     return [(f"{members}x{partitions} fresh", fresh, False), (f"{members}x{partitions} churn", after, True)]
 
 
+def one_partition_of_every_topic(members: int, topics: int, per_topic: int) -> Problem:
+    """Round 2 after Kafka's first round at this size: member i owns partition i of every topic (generation 1)."""
+    names = [f"topic{t:04d}" for t in range(topics)]
+    sub = frozenset(names)
+    group = []
+    for i in range(members):
+        mine = index_array(np.arange(i, per_topic, members))
+        group.append(Member(f"consumer{i:05d}", sub, {n: mine for n in names}, 1))
+    return Problem({n: per_topic for n in names}, tuple(group))
+
+
+def _compare(scenario: str, problem: Problem, sticky: bool, repeat: int = 3, oracle_ok: bool = True) -> dict:
+    seconds, out = fresh_cpu_time(STICKY.assign, problem, repeat=repeat)
+    before, _ = fresh_cpu_time(BEFORE.assign, problem, repeat=repeat)
+    ok, note = _optimal(problem, out, sticky, oracle_ok)
+    franz = FRANZ_GO.get(scenario)
+    goal = f"<= franz-go {franz} ms (issue 17), optimal" if franz is not None else "faster than before, optimal"
+    return row(scenario, "sticky", seconds, peer="sticky@5cfb106", peer_seconds=before, goal=goal,
+               ok=ok and seconds <= before and (franz is None or seconds * 1000 <= franz), note=note)
+
+
+def _second_round(quick: bool) -> list[dict]:
+    members, topics = (200, 50) if quick else (2000, 500)
+    problem = one_partition_of_every_topic(members, topics, 2000)
+    text = json.dumps(problem_to_json(problem))
+    start = time.process_time()
+    parsed = problem_from_json(json.loads(text))
+    parse = time.process_time() - start
+    seconds, out = fresh_cpu_time(STICKY.assign, parsed, repeat=3)
+    fixpoint = all(out.count(m.member_id) == m.owned.count for m in parsed.members)
+    scenario = f"{members}x{topics * 2000} second round, one partition of every topic"
+    return [row(scenario, "json.loads + problem_from_json", parse, note=f"{len(text) / 2**20:.0f} MiB of JSON"),
+            row(scenario, "sticky", seconds, goal="issue 17: 34 s before (33.5 s CPU)", ok=fixpoint,
+                note="every member keeps its partitions" if fixpoint else "CHANGED")]
+
+
 def run(quick: bool) -> list[dict]:
     rows = []
-    big = (200, 2000) if quick else (1000, 10_000)
-    for scenario, problem, sticky in _shapes(*big):
-        seconds, out = best_time(lambda p=problem: STICKY.assign(p))
-        ok, note = _optimal(problem, out, sticky)
-        rows.append(row(scenario, "sticky", seconds, goal="<= 1000 ms, optimal", ok=ok and seconds <= 1.0,
-                        peak=peak_mib(lambda p=problem: STICKY.assign(p)), note=note))
+    for scenario, problem, sticky in _shapes(*((200, 100, 2000) if quick else (1000, 100, 10_000))):
+        rows.append(_compare(scenario, problem, sticky, repeat=5))
+    if not quick:
+        for scenario, problem, sticky in _shapes(5000, 500, 1_000_000):
+            rows.append(_compare(scenario, problem, sticky, repeat=2, oracle_ok=False))
+    one_topic = Problem({"big": 2100}, tuple(Member(f"consumer-{k:05d}", frozenset({"big"})) for k in range(2100)))
+    rows.append(_compare("2100x2100 one topic", one_topic, False, repeat=5))
+    rows.append(_compare("2100x2101 forcing general", forcing_general(), False, repeat=5))
+    rows += _second_round(quick)
     peer = _kafka_python()
-    small = (60, 600) if quick else (200, 2000)
-    shapes = _shapes(*small) + ([] if quick else [("2100x2100 forcing general", forcing_general(), False)])
-    for scenario, problem, sticky in shapes:
-        seconds, out = best_time(lambda p=problem: STICKY.assign(p))
-        peer_seconds, peer_out = best_time(lambda p=problem: peer(p), repeat=1)
+    for scenario, problem, sticky in _shapes(*((60, 100, 600) if quick else (200, 100, 2000))):
+        seconds, out = fresh_cpu_time(STICKY.assign, problem, repeat=5)
+        peer_seconds, peer_out = fresh_cpu_time(peer, problem, repeat=1)
         ok, note = _optimal(problem, out, sticky)
         _, peer_note = _optimal(problem, peer_out, sticky)
         rows.append(row(scenario, "sticky", seconds, peer="kafka-python sticky", peer_seconds=peer_seconds,
                         goal="faster, optimal", ok=ok and seconds < peer_seconds,
-                        peak=peak_mib(lambda p=problem: STICKY.assign(p)),
                         note=f"{note}; kafka-python: {peer_note}"))
     return rows

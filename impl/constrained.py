@@ -15,11 +15,13 @@ import numpy as np
 from assigncheck.spec.model import AnyProblem, Assignment, Problem, TopicTable
 from assigncheck.spec.ownership import valid_claims
 from assigncheck.spec.promises import Promises
+from assigncheck.spec.racks import rack_aware
 
 from .require import require_problem
 
 CONSTRAINED_PROMISES = Promises(
-    balance="perfect", stickiness="max_retained", fixpoint=True, per_topic_spread=True, equal_subscriptions_only=True
+    balance="perfect", stickiness="max_retained", fixpoint=True, per_topic_spread=True, racks=True,
+    equal_subscriptions_only=True
 )
 
 
@@ -95,7 +97,8 @@ def deal(need: np.ndarray) -> np.ndarray:
 
 
 def general_sticky(problem: Problem) -> Assignment:
-    """Unequal subscriptions are outside the constrained domain: use the general algorithm."""
+    """Unequal subscriptions are outside the constrained domain, and rack-aware problems (KIP-881) need the
+    general algorithm's flow to put the fewest partitions off their racks: use it."""
     from assigncheck.impl import registry  # late: the registry imports this module lazily too
 
     return registry.get("sticky").assign(problem)
@@ -110,8 +113,8 @@ class ConstrainedAssignor:
 
     def assign(self, problem: AnyProblem) -> Assignment:
         problem = require_problem(problem, self.name)
-        if not problem.subscriptions_equal():
-            return general_sticky(problem)
+        if not problem.subscriptions_equal() or rack_aware(problem):
+            return general_sticky(problem)  # its flow also puts the fewest partitions off their racks (KIP-881)
         if not problem.members:
             return Assignment({})
         return self.place(ConstrainedLayout.of(problem))

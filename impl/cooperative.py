@@ -12,37 +12,25 @@ from dataclasses import replace
 
 import numpy as np
 
-from assigncheck.spec.model import AnyProblem, Assignment, Partitions, PartitionSet, Problem, partitions_of
-from assigncheck.spec.ownership import valid_owned
+from assigncheck.spec.model import AnyProblem, Assignment, Problem, TopicTable
 from assigncheck.spec.promises import Assignor, Promises
+from assigncheck.spec.rows import Layout, Rows, assigned_rows, claimed_rows, layout, valid_rows
 
 from . import registry
 from .constrained import CONSTRAINED_PROMISES
 from .require import require_problem
 
 
-class _GlobalIds:
-    """Global partition ids over the problem's topics (name order); junk (unknown topic, bad index) -> -1."""
+def _member_keys(rows: Rows, lay: Layout, members: int) -> np.ndarray:
+    """Sorted unique (member, partition) keys of the rows of existing partitions held by problem members."""
+    keys = np.unique(rows.keys(lay))
+    return keys[keys < members * max(lay.total, 1)]
 
-    def __init__(self, problem: Problem) -> None:
-        self.topics = problem.topics
-        names = sorted(problem.topics)
-        sizes = [problem.topics[t] for t in names]
-        self.offset = dict(zip(names, np.cumsum([0] + sizes[:-1]).tolist()))
-        self.total = sum(sizes)
-        self._remaps: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
-    def of(self, parts: Partitions) -> np.ndarray:
-        ps = partitions_of(parts)
-        remap = self._remaps.get(id(ps.table))
-        if remap is None:
-            names = ps.table.names
-            remap = self._remaps[id(ps.table)] = (
-                np.array([self.offset.get(t, -1) for t in names], dtype=np.int64),
-                np.array([self.topics.get(t, 0) for t in names], dtype=np.int64))
-        codes, indices = ps.rows()
-        offset, size = remap[0][codes], remap[1][codes]
-        return np.where((offset >= 0) & (indices >= 0) & (indices < size), offset + indices, -1)
+def _contains(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    at = np.searchsorted(sorted_keys, keys)
+    return (at < len(sorted_keys)) & (sorted_keys[np.minimum(at, len(sorted_keys) - 1)] == keys) \
+        if len(sorted_keys) else np.zeros(len(keys), dtype=bool)
 
 
 def withhold(problem: Problem, eager: Assignment) -> Assignment:
@@ -50,20 +38,26 @@ def withhold(problem: Problem, eager: Assignment) -> Assignment:
     claims it (raw, any generation): that member is still consuming it until it revokes.
 
     Valid, not raw, ownership of `b` decides: a stale claim (KAFKA-14639) or a same-generation double claim
-    (KAFKA-12984) does not make `b` the current consumer, so the real one must revoke first."""
-    ids = _GlobalIds(problem)
-    raw = [np.unique(g[g >= 0]) for g in (ids.of(m.owned) for m in problem.members)]
-    claimants = np.bincount(np.concatenate(raw + [np.zeros(0, np.int64)]), minlength=ids.total)
-    valid = valid_owned(problem)
-    out: dict[str, Partitions] = {}
-    for m, mine in zip(problem.members, raw):
-        given = partitions_of(eager.get(m.member_id))
-        g = ids.of(given)
-        others = np.where(g >= 0, claimants[np.maximum(g, 0)], 0) - np.isin(g, mine)
-        held = (others > 0) & ~np.isin(g, ids.of(valid[m.member_id]))
-        out[m.member_id] = PartitionSet.from_rows(given.table, *(a[~held] for a in given.rows())) \
-            if held.any() else given
-    return Assignment(out)
+    (KAFKA-12984) does not make `b` the current consumer, so the real one must revoke first. Whole-group rows
+    (`spec.rows`): one key per (member, partition), no loop over members."""
+    if not any(m.owned.count for m in problem.members):
+        return eager  # nobody claims anything: nothing to wait for
+    lay, n = layout(problem), len(problem.members)
+    total = max(lay.total, 1)
+    claims = _member_keys(claimed_rows(problem), lay, n)
+    claimants = np.bincount(claims % total, minlength=total)
+    given = assigned_rows(problem, eager)
+    ok = (given.gid >= 0) & (given.member < n)
+    keys = given.member * total + np.where(ok, given.gid, 0)
+    others = np.where(ok, claimants[given.gid.clip(0)], 0) - (ok & _contains(claims, keys))
+    held = ok & (others > 0) & ~_contains(_member_keys(valid_rows(problem), lay, n), keys)
+    if not held.any():
+        return eager
+    keep = ~held
+    table = TopicTable.of(tuple(sorted(set(given.piece_topic))))
+    code = np.fromiter(map(table.code.__getitem__, given.piece_topic), dtype=np.int64, count=len(given.piece_topic))
+    return Assignment.from_rows(given.member_ids, given.member[keep], table, code[given.piece[keep]],
+                                given.index[keep])
 
 
 def _wrapped(problem: Problem) -> Assignor:

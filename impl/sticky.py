@@ -1,29 +1,29 @@
-"""`sticky`: the general sticky assignor for any subscriptions (SPEC.md §8).
+"""`sticky`: the general sticky assignor for any subscriptions (SPEC.md §8, docs/ALGORITHMS.md "sticky").
 
 Promises: optimal balance (minimum Σcount², not only Kafka's local "no improving move"), and among
-optimally balanced assignments the most retained valid ownership; fixpoint; deterministic and
-independent of the order members, subscriptions and claims are listed in.
+optimally balanced assignments the most retained valid ownership; fixpoint; per-topic spread
+(`spec.stickiness.per_topic_spread_violations`); deterministic and independent of the order members,
+subscriptions and claims are listed in.
 
-Two steps:
+Three cases, cheapest first:
 
-1. **Counts** (`impl.flow.solve_counts`): a min-cost flow over (topic, member) pairs decides, per
-   pair, how many of the member's valid claims on the topic it keeps and how many other partitions
-   of the topic it receives. The network and why it is exact are in `impl/flow.py`.
-2. **Placement**, topic by topic in name order: each member keeps the `keep` lowest indices of its
-   valid claims on the topic; the topic's remaining partitions (never owned, released, or owned by
-   a member that left) are dealt in index order as contiguous runs to the members that receive
-   some, in member-id order.
+1. **Equal subscriptions**: optimal balance is perfect balance, and `sticky-constrained` (KAFKA-12464)
+   already retains the maximum under it and spreads every topic, in O(P log P). Its output is ours.
+2. **Settled** (`impl/settled.py`): every partition is validly owned and the counts are already optimal,
+   so the claims are the unique optimum (the fixpoint, and any rebalance in which nobody joined, left or
+   re-subscribed). Linear in pairs.
+3. Otherwise **one min-cost flow over (topic, member) pairs** (`impl/flow.py`) decides how many of its
+   valid claims on each topic a member keeps and how many other partitions of it it receives; then
+   **placement**: a member keeps its `keep` lowest claims of each topic; the partitions nobody keeps
+   go, topic by topic in (topic, index) order, to the receivers; and within every class of members
+   with identical subscriptions the received partitions are dealt again in laps (members by received
+   count, descending, then id), which keeps every member's count and retention and splits each topic
+   within the class as evenly as its laps allow (per-topic spread at most 1 on a fresh group).
 
-Tie-breaks: the optimum is not unique (which member takes an extra partition, which topic a member
-gives up partitions of). Members are sorted by id and topics by name before anything is built, the
-network is built from that sorted data only, and OR-Tools' solver is deterministic, so equal
-problems - in any listing order, in any process - get the same flow; placement then uses explicit
-index order. Nothing depends on hash seeds or time. The flow's pick among equally good optima is the
-solver's (stable for one OR-Tools version: constraints.txt pins it), not a rule stated here, so a
-model of this assignor can check its optima and its determinism, not predict each partition; and
-the KAFKA-16277 per-topic spread is measured, not promised. Fixpoint: fed its own output back, every partition
-is validly owned and the previous output already has optimal balance, so retaining everything is
-the unique optimum and the same assignment comes back.
+Tie-breaks: the flow's pick among equally good optima is OR-Tools' (deterministic on the sorted network;
+stable for the pinned version), so a model can check this assignor's optima and determinism, not predict
+each partition. Fixpoint: fed its own output back, case 1 is the constrained fixpoint and otherwise case 2
+applies.
 """
 
 from __future__ import annotations
@@ -31,64 +31,91 @@ from __future__ import annotations
 import numpy as np
 
 from assigncheck.spec.model import AnyProblem, Assignment, Problem
-from assigncheck.spec.ownership import valid_owned
 from assigncheck.spec.promises import Promises
+from assigncheck.spec.racks import rack_aware
 
+from .constrained import ConstrainedLayout, ConstrainedStickyAssignor
 from .flow import solve_counts
+from .pairs import PairTable, pair_table
 from .require import require_problem
+from .settled import optimally_balanced
+
+_CONSTRAINED = ConstrainedStickyAssignor()
+
+
+def _rows(pairs: PairTable, owners: np.ndarray, gids: np.ndarray) -> Assignment:
+    topic = pairs.topic_of(gids)
+    return Assignment.from_rows(pairs.member_ids, owners, pairs.table, topic, gids - pairs.offsets[topic])
+
+
+def _settled(pairs: PairTable) -> Assignment | None:
+    """The claims themselves, when they are complete, optimally balanced and without a rack mismatch (module
+    docstring, case 2)."""
+    if len(pairs.claim_gid) != pairs.partitions or (pairs.pair_mismatch & (pairs.pair_owned > 0)).any():
+        return None
+    counts = np.bincount(pairs.pair_member, weights=pairs.pair_owned, minlength=pairs.members).astype(np.int64)
+    if not optimally_balanced(counts, pairs.pair_topic, pairs.pair_member, pairs.pair_owned > 0,
+                              len(pairs.node_size)):
+        return None
+    return _rows(pairs, pairs.pair_member[pairs.claim_pair], pairs.claim_gid)
+
+
+def redeal_within_classes(pairs: PairTable, receivers: np.ndarray, gids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(owner, gid) rows for the received partitions `gids` (`receivers[k]` got `gids[k]` from the flow): each
+    member keeps its received count, and every class of identical subscriptions (and racks, on a rack-aware
+    problem) deals its pooled partitions again, in (topic, index) order, in laps over its members ordered by
+    received count (descending), then id. A lap visits a prefix of that order, so the receivers of one class
+    are a prefix of a cyclic sequence and each topic, a contiguous run of the pool, splits as evenly as the
+    counts allow."""
+    need = np.bincount(receivers, minlength=pairs.members)
+    cls = pairs.subscription_class
+    if not len(receivers) or np.bincount(cls[need > 0]).max(initial=0) <= 1:
+        return receivers, gids  # no class has two receivers: nothing to deal again
+    # One int64 key per sort instead of lexsort over 1 M rows: (class, gid) for the pool ...
+    pool = np.sort(cls[receivers] * (pairs.partitions + 1) + gids) % (pairs.partitions + 1)
+    # ... and (class, lap, rank of the member in its class by (received desc, id)) for the receivers.
+    rank = np.empty(pairs.members, dtype=np.int64)
+    rank[np.lexsort((np.arange(pairs.members), -need, cls))] = np.arange(pairs.members)
+    member = np.repeat(np.arange(pairs.members), need)
+    lap = np.arange(len(member)) - np.repeat(np.cumsum(need) - need, need)
+    laps = int(need.max()) + 1
+    order = np.sort((cls[member] * laps + lap) * pairs.members + rank[member]) % pairs.members
+    by_rank = np.empty(pairs.members, dtype=np.int64)
+    by_rank[rank] = np.arange(pairs.members)
+    return by_rank[order], pool
 
 
 def assign_general_sticky(problem: Problem) -> Assignment:
-    """The optimally balanced, most retaining assignment (see the module docstring)."""
-    members = sorted(problem.members, key=lambda m: m.member_id)
-    ids = [m.member_id for m in members]
-    wanted = set().union(*(m.subscription for m in members)) if members else set()
-    topics = sorted(t for t, n in problem.topics.items() if n > 0 and t in wanted)
-    owned = valid_owned(problem)
-
-    position = {t: ti for ti, t in enumerate(topics)}
-    pairs = sorted((position[t], mi) for mi, m in enumerate(members) for t in m.subscription if t in position)
-    pair_topic = [ti for ti, _ in pairs]
-    pair_member = [mi for _, mi in pairs]
-    pair_owned = [len(owned[members[mi].member_id].get(topics[ti], ())) for ti, mi in pairs]
-    sizes = np.array([problem.topics[t] for t in topics], dtype=np.int64)
-    flows = solve_counts(sizes, np.array(pair_topic, dtype=np.int64), np.array(pair_member, dtype=np.int64),
-                         np.array(pair_owned, dtype=np.int64), len(members))
-
-    result: list[dict[str, np.ndarray]] = [{} for _ in members]
-    keep, new = flows.keep.tolist(), flows.new.tolist()
-    start = 0
-    for ti, topic in enumerate(topics):
-        end = start
-        while end < len(pair_topic) and pair_topic[end] == ti:
-            end += 1
-        taken = np.zeros(problem.topics[topic], dtype=bool)
-        kept: dict[int, np.ndarray] = {}
-        for i in range(start, end):
-            if keep[i]:
-                mine = owned[ids[pair_member[i]]][topic][: keep[i]]  # valid claims are sorted
-                taken[mine] = True
-                kept[pair_member[i]] = mine
-        free = np.flatnonzero(~taken)
-        cursor = 0
-        for i in range(start, end):
-            mi = pair_member[i]
-            got = free[cursor: cursor + new[i]]
-            cursor += new[i]
-            parts = np.concatenate([kept[mi], got]) if mi in kept else got
-            if len(parts):
-                result[mi][topic] = parts  # Assignment sorts and freezes
-        if cursor != len(free):
-            raise RuntimeError(f"placement left {len(free) - cursor} partitions of {topic} unassigned")
-        start = end
-    return Assignment(dict(zip(ids, result)))
+    """The optimally balanced, most retaining assignment for any subscriptions (module docstring, 2 and 3)."""
+    pairs = pair_table(problem)
+    settled = _settled(pairs)
+    if settled is not None:
+        return settled
+    flows = solve_counts(pairs.node_size, pairs.pair_topic, pairs.pair_member, pairs.pair_owned, pairs.members,
+                         pairs.pair_mismatch)
+    kept = pairs.claim_rank() < flows.keep[pairs.claim_pair]
+    kept_gid = pairs.claim_gid[kept]
+    free = np.ones(pairs.partitions, dtype=bool)
+    free[kept_gid] = False
+    # Pairs are in (topic, member) order and the free ids ascend, so the k-th free partition of a topic goes
+    # to the receiver whose run covers k: the receivers repeated by their counts line up with the ids.
+    receivers = np.repeat(pairs.pair_member, flows.new)
+    sequence, pool = redeal_within_classes(pairs, receivers, pairs.by_node(np.flatnonzero(free)))
+    owners = np.concatenate((pairs.pair_member[pairs.claim_pair[kept]], sequence))
+    return _rows(pairs, owners, np.concatenate((kept_gid, pool)))
 
 
 class StickyAssignor:
-    """General sticky: optimal balance, then maximum retention (see the module docstring)."""
+    """General sticky: optimal balance, then maximum retention, then per-topic spread (module docstring)."""
 
     name = "sticky"
-    promises = Promises(balance="optimal", stickiness="max_retained", fixpoint=True, order_independent=True)
+    promises = Promises(balance="optimal", stickiness="max_retained", fixpoint=True, per_topic_spread=True,
+                        racks=True, order_independent=True)
 
     def assign(self, problem: AnyProblem) -> Assignment:
-        return assign_general_sticky(require_problem(problem, self.name))
+        problem = require_problem(problem, self.name)
+        if problem.subscriptions_equal() and not rack_aware(problem):
+            if not problem.members:
+                return Assignment({})
+            return _CONSTRAINED.place(ConstrainedLayout.of(problem))
+        return assign_general_sticky(problem)

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from . import balance as bal
+from . import racks
 from . import stickiness as st
 from .errors import InputError, TargetFailure, TargetUnavailable
 from .invariants import CAP, and_more, check_hard, cooperative_withhold
@@ -98,7 +99,9 @@ def check_assignment(
         if promises.balance != "none" and (promises.balance != "optimal" or use_oracle):
             violations += bal.BALANCE_CHECKS[promises.balance](problem, assignment)
         if promises.stickiness == "max_retained" and use_oracle and ob is not None:
-            violations += st.max_retained(problem, assignment, ob)
+            violations += st.max_retained(problem, assignment, ob, promises.racks)
+        if promises.racks and use_oracle and ob is not None:
+            violations += racks.rack_violations(problem, assignment, ob)
         if promises.per_topic_spread:
             violations += st.per_topic_spread_violations(problem, assignment)
     if not measure:
@@ -110,10 +113,11 @@ def check_assignment(
         "sum_squares": bal.sum_squares(problem, assignment),
         "optimal_sum_squares": optimal_sum_squares(problem) if use_oracle else None,
         "retained": st.retained(problem, assignment),
-        "max_retained": oracle_max_retained(problem, ob) if use_oracle and ob is not None else None,
+        "max_retained": oracle_max_retained(problem, ob, promises.racks) if use_oracle and ob is not None else None,
         "moves": st.moves(problem, assignment),
         "withheld": held,
         "per_topic_spread": st.per_topic_spread(problem, assignment),
+        "rack_mismatches": racks.mismatches(problem, assignment),
         "promises_enforced": int(enforce),
     }
     return Report(tuple(violations), quality)

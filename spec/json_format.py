@@ -41,6 +41,7 @@ from .errors import FormatError, InputError
 from .json_input import JSONSyntaxError, decode, file_kind, load_json, parse_json, read_input
 from .limits import MAX_MEMBERS, MAX_PARTITIONS, MAX_TASKS, MAX_TOPICS, check_limit
 from .model import (
+    EMPTY,
     INT32_MAX,
     INT32_MIN,
     AnyProblem,
@@ -49,10 +50,11 @@ from .model import (
     LagInfo,
     Member,
     Partitions,
+    PartitionSet,
     Problem,
     StreamsProblem,
     TopicOffsets,
-    partitions_of,
+    TopicTable,
 )
 
 FORMAT_VERSION = 1
@@ -109,18 +111,40 @@ def _check_keys(obj: Mapping[str, Any], path: str, required: set[str], optional:
         raise FormatError(f"{path}.{key}" if path else key, "is not a known field")
 
 
-def _index_list(value: Any, path: str) -> np.ndarray:
-    items = _list(value, path)
+def _checked_ints(items: list[Any], path: str) -> list[int]:
+    """`items` when every one is an int32 (one C-level pass in the common case); else the first offender's
+    FormatError."""
+    if all(type(x) is int for x in items) and (not items or (INT32_MIN <= min(items) and max(items) <= INT32_MAX)):
+        return items
     for i, x in enumerate(items):
-        # Fast path: a well-formed list of ints is checked by numpy; report the first offender otherwise.
         if isinstance(x, bool) or not isinstance(x, int) or not INT32_MIN <= x <= INT32_MAX:
             _int(x, f"{path}[{i}]")
-    return np.array(items, dtype=np.int32)
+    return items
+
+
+def _index_list(value: Any, path: str) -> np.ndarray:
+    return np.array(_checked_ints(_list(value, path), path), dtype=np.int32)
 
 
 def _partitions(value: Any, path: str) -> Partitions:
+    """{topic: [index, ...]} as one PartitionSet, built from one flat list (a member owning one partition of
+    each of 500 topics costs one array, not 500)."""
     obj = _object(value, path)
-    return partitions_of({_str(t, path): _index_list(v, f"{path}.{t}") for t, v in obj.items()})
+    lists: dict[str, list[int]] = {}
+    for t, v in obj.items():  # exact types first: json.loads makes them, and the checks' calls add up
+        items = v if type(v) is list else _list(v, f"{path}.{t}")
+        if items:
+            lists[t if type(t) is str else _str(t, path)] = items
+    if not lists:
+        return EMPTY
+    table = TopicTable.of(tuple(sorted(lists)))
+    flat = [x for t in table.names for x in lists[t]]
+    if not (all(type(x) is int for x in flat) and INT32_MIN <= min(flat) and max(flat) <= INT32_MAX):
+        for t, items in lists.items():  # name the first offender
+            _checked_ints(items, f"{path}.{t}")
+    lengths = [len(lists[t]) for t in table.names]
+    codes = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+    return PartitionSet.from_rows(table, codes, np.array(flat, dtype=np.int32))
 
 
 def _format_version(doc: Mapping[str, Any]) -> None:
@@ -136,7 +160,8 @@ def member_from_json(obj: Any, path: str) -> Member:
     obj = _object(obj, path)
     _check_keys(obj, path, {"id", "subscription"}, {"owned", "generation", "instance_id", "rack"})
     subs = _list(obj["subscription"], f"{path}.subscription")
-    subscription = frozenset(_str(t, f"{path}.subscription[{i}]") for i, t in enumerate(subs))
+    subscription = frozenset(subs) if all(type(t) is str for t in subs) else \
+        frozenset(_str(t, f"{path}.subscription[{i}]") for i, t in enumerate(subs))
     generation = obj.get("generation")
     return Member(
         member_id=_str(obj["id"], f"{path}.id"),
@@ -360,6 +385,9 @@ def load_assignment(path: str | os.PathLike[str]) -> Assignment:
 
 
 def _partitions_json(parts: Partitions) -> dict[str, list[int]]:
+    if isinstance(parts, PartitionSet):  # one tolist() per member, sliced per topic
+        flat, b, names = parts.indices.tolist(), parts.bounds.tolist(), parts.table.names
+        return {names[c]: flat[b[i]:b[i + 1]] for i, c in enumerate(parts.codes.tolist())}
     return {t: arr.tolist() for t, arr in parts.items()}
 
 

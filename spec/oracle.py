@@ -26,6 +26,8 @@ from ortools.graph.python import max_flow, min_cost_flow
 from .errors import InputError
 from .model import Assignment, Problem
 from .ownership import valid_owned
+from .racks import rack_aware, rack_layout
+from .rows import layout, valid_rows
 
 MAX_RETAINED_BALANCES = ("none", "perfect", "optimal")
 
@@ -42,6 +44,7 @@ class _Network:
     pair_member: np.ndarray
     pair_owned: np.ndarray  # |valid_owned(member) ∩ topic|
     owned: dict[tuple[int, int], np.ndarray]  # (topic pos, member pos) -> validly owned indices, sorted
+    pair_mismatch: np.ndarray  # per pair: its member's rack is on none of its partitions' replicas (spec.racks)
 
     @property
     def partitions(self) -> int:
@@ -52,7 +55,55 @@ class _Network:
         return np.bincount(self.pair_member, weights=self.sizes[self.pair_topic], minlength=len(self.members))
 
 
-def _network(problem: Problem) -> _Network:
+def _network(problem: Problem, racks: bool = False) -> _Network:
+    """With `racks` on a rack-aware problem (`spec.racks`), a topic's node splits into one node per rack set of
+    its partitions (partitions with equal topic and racks are interchangeable), and each pair knows whether
+    its member mismatches that rack set."""
+    if not racks or not rack_aware(problem):
+        return _topic_network(problem)
+    rl = rack_layout(problem)
+    lay = layout(problem)
+    members = tuple(sorted(m.member_id for m in problem.members))
+    pos = {m: i for i, m in enumerate(members)}
+    sorted_pos = np.array([pos[m.member_id] for m in problem.members], dtype=np.int64)
+    topics = [t for t in problem.subscribed_topics() if problem.topics[t] > 0]
+    subscribers: dict[str, list[int]] = {t: [] for t in topics}
+    for m in problem.members:
+        for t in m.subscription:
+            if t in subscribers:
+                subscribers[t].append(pos[m.member_id])
+    gid_group = np.full(lay.total, -1, dtype=np.int64)
+    names, sizes, pair_group, pair_member, mismatch = [], [], [], [], []
+    rack_of_sorted = np.full(len(members), -1, dtype=np.int64)
+    rack_of_sorted[sorted_pos] = rl.member_rack
+    for topic in topics:
+        k = lay.code[topic]
+        lo, n = int(lay.offsets[k]), int(lay.sizes[k])
+        sets, inverse, counts = np.unique(rl.partition_set[lo:lo + n], return_inverse=True, return_counts=True)
+        gid_group[lo:lo + n] = len(names) + inverse
+        subs = np.sort(np.array(subscribers[topic], dtype=np.int64))
+        rack = rack_of_sorted[subs]
+        for s, c in zip(sets.tolist(), counts.tolist()):
+            pair_group.append(np.full(len(subs), len(names), dtype=np.int64))
+            pair_member.append(subs)
+            mismatch.append((rack >= 0) & ~rl.match[s, np.maximum(rack, 0)])
+            names.append(topic)
+            sizes.append(c)
+    pair_topic = np.concatenate(pair_group + [_NONE])
+    pair_members = np.concatenate(pair_member + [_NONE])
+    pair_mismatch = np.concatenate(mismatch + [np.zeros(0, dtype=bool)])
+    valid = valid_rows(problem)
+    keys = pair_topic * max(len(members), 1) + pair_members
+    owned_keys = gid_group[valid.gid] * max(len(members), 1) + sorted_pos[valid.member]
+    pair_owned = np.zeros(len(keys), dtype=np.int64)
+    if len(owned_keys):
+        found, counts = np.unique(owned_keys, return_counts=True)
+        pair_owned[np.searchsorted(keys, found)] = counts
+    return _Network(tuple(names), np.array(sizes, dtype=np.int64), members, pair_topic, pair_members, pair_owned,
+                    {}, pair_mismatch)
+
+
+def _topic_network(problem: Problem) -> _Network:
     members = tuple(sorted(m.member_id for m in problem.members))
     pos = {m: i for i, m in enumerate(members)}
     topics = tuple(t for t in problem.subscribed_topics() if problem.topics[t] > 0)
@@ -75,7 +126,8 @@ def _network(problem: Problem) -> _Network:
         owned_keys = np.array([t * len(members) + m for t, m in owned], dtype=np.int64)
         pair_owned[np.searchsorted(keys, owned_keys)] = [len(arr) for arr in owned.values()]
     sizes = np.array([problem.topics[t] for t in topics], dtype=np.int64)
-    return _Network(topics, sizes, members, pair_topic, pair_member, pair_owned, owned)
+    return _Network(topics, sizes, members, pair_topic, pair_member, pair_owned, owned,
+                    np.zeros(len(pair_topic), dtype=bool))
 
 
 _NONE = np.zeros(0, dtype=np.int64)
@@ -118,11 +170,15 @@ class _Flow:
     counts: np.ndarray  # per member
     retained: np.ndarray  # per pair: units on the "retained" arc
     new: np.ndarray  # per pair: units on the "new" arc
+    mismatched: int  # partitions given to members whose rack none of their replicas is on
 
 
 def _solve(net: _Network, *, balance: str) -> _Flow | None:
     """balance "optimal": minimum weight·Σcount² - retained; "perfect": counts within
-    [P // C, ceil(P / C)], most retained. None when infeasible (only possible for "perfect")."""
+    [P // C, ceil(P / C)], most retained; "none": most retained. On a rack network (`_network(racks=True)`)
+    every mismatched unit also costs `rack`, above any retention difference and below any balance one, so
+    the optimum has the fewest mismatches under the balance and then the most retained (spec.racks).
+    None when infeasible (only possible for "perfect")."""
     flow = min_cost_flow.SimpleMinCostFlow()
     src, sink, t0, m0 = 0, 1, 2, 2 + len(net.topics)
     total, n_topics, n_members = net.partitions, len(net.topics), len(net.members)
@@ -132,21 +188,28 @@ def _solve(net: _Network, *, balance: str) -> _Flow | None:
     )
     tails, heads = t0 + net.pair_topic, m0 + net.pair_member
     first = flow.num_arcs()  # arcs first .. first+n_pairs are "retained", the next n_pairs "new"
-    flow.add_arcs_with_capacity_and_unit_cost(tails, heads, net.pair_owned, np.full(n_pairs, -1, dtype=np.int64))
-    flow.add_arcs_with_capacity_and_unit_cost(
-        tails, heads, net.sizes[net.pair_topic], np.zeros(n_pairs, dtype=np.int64)
-    )
+    rack = int(net.pair_owned.sum()) + 1 if net.pair_mismatch.any() else 0
+    rack_cost = rack * net.pair_mismatch.astype(np.int64)
+    flow.add_arcs_with_capacity_and_unit_cost(tails, heads, net.pair_owned, rack_cost - 1)
+    flow.add_arcs_with_capacity_and_unit_cost(tails, heads, net.sizes[net.pair_topic], rack_cost)
     supplies = np.zeros(m0 + n_members, dtype=np.int64)
     supplies[src], supplies[sink] = total, -total
     members = np.arange(n_members, dtype=np.int64)
     if balance == "optimal":
-        weight = int(net.pair_owned.sum()) + 1  # above any difference in retained
-        per_member = np.minimum(_min_max_count(net), net.degrees().astype(np.int64))
+        weight = rack * total + int(net.pair_owned.sum()) + 1  # above any difference in mismatches and retained
+        degrees = net.degrees().astype(np.int64)
+        # Capping at the smallest feasible maximum only shrinks the network; on small ones the max flows that
+        # find it cost more than the arcs they save.
+        per_member = degrees if total <= SMALL_PARTITIONS else np.minimum(_min_max_count(net), degrees)
         who = np.repeat(members, per_member)
         k = np.arange(len(who)) - np.repeat(np.cumsum(per_member) - per_member, per_member) + 1
         flow.add_arcs_with_capacity_and_unit_cost(
             m0 + who, np.full(len(who), sink, dtype=np.int64), np.ones(len(who), dtype=np.int64), weight * (2 * k - 1)
         )
+    elif balance == "none":
+        flow.add_arcs_with_capacity_and_unit_cost(
+            m0 + members, np.full(n_members, sink, dtype=np.int64), net.degrees().astype(np.int64),
+            np.zeros(n_members, dtype=np.int64))
     else:  # "perfect": the lower bound `floor` becomes a demand at the member itself
         floor, ceil = total // n_members, -(-total // n_members)
         supplies[m0:] = -floor
@@ -164,35 +227,61 @@ def _solve(net: _Network, *, balance: str) -> _Flow | None:
     retained = flow.flows(np.arange(first, first + n_pairs))
     new = flow.flows(np.arange(first + n_pairs, first + 2 * n_pairs))
     counts = np.bincount(net.pair_member, weights=retained + new, minlength=n_members).astype(np.int64)
-    return _Flow(counts, retained, new)
+    return _Flow(counts, retained, new, int(((retained + new) * net.pair_mismatch).sum()))
+
+
+SMALL_PARTITIONS = 64
+
+
+_EMPTY = "empty"  # a cached answer for a group with no members (None means infeasible)
+
+
+def _flow(problem: Problem, balance: str, racks: bool) -> _Flow | str | None:
+    """The most retaining flow under `balance` (and, with `racks` on a rack-aware problem, the fewest
+    mismatches first), once per problem and question: one solve answers `optimal_sum_squares`,
+    `max_retained` and `min_mismatches` alike. `_EMPTY` for a group without members or partitions to place,
+    None when infeasible."""
+    racks = racks and rack_aware(problem)
+
+    def solve(p: Problem) -> _Flow | str | None:
+        net = _network(p, racks)
+        return _solve(net, balance=balance) if net.members else _EMPTY
+
+    return problem.derived(f"oracle_flow:{balance}:{racks}", solve)
 
 
 def optimal_sum_squares(problem: Problem) -> int:
     """The minimum Σ count² over complete assignments (H1-H5, eager) of `problem`."""
-    net = _network(problem)
-    if not net.members:
-        return 0
-    result = _solve(net, balance="optimal")
+    result = _flow(problem, "optimal", False)
     assert result is not None  # every subscribed partition has a subscriber, so always feasible
-    return int((result.counts**2).sum())
+    return 0 if isinstance(result, str) else int((result.counts**2).sum())
 
 
-def max_retained(problem: Problem, balance: str = "optimal") -> int | None:
+def max_retained(problem: Problem, balance: str = "optimal", racks: bool = False) -> int | None:
     """The most validly owned partitions any complete assignment keeps, under a balance constraint.
 
     "none": no constraint (Σ |valid_owned|: valid ownerships are disjoint); "perfect": max - min
     count <= 1 over all members (None if impossible); "optimal": among the assignments with the
-    minimum Σ count².
+    minimum Σ count². With `racks` on a rack-aware problem (`spec.racks`): among those, only the ones with
+    the fewest rack mismatches count (rack matching ranks above stickiness).
     """
     if balance not in MAX_RETAINED_BALANCES:
         raise InputError("balance", f"must be one of {', '.join(MAX_RETAINED_BALANCES)}, got {balance!r}")
-    net = _network(problem)
-    if balance == "none":
-        return int(net.pair_owned.sum())
-    if not net.members:
+    if balance == "none" and not (racks and rack_aware(problem)):
+        return int(_network(problem).pair_owned.sum())
+    result = _flow(problem, balance, racks)
+    return 0 if isinstance(result, str) else None if result is None else int(result.retained.sum())
+
+
+def min_mismatches(problem: Problem, balance: str = "optimal") -> int | None:
+    """The fewest rack mismatches (`spec.racks.mismatches`) of a complete assignment under `balance` ("none",
+    "perfect", "optimal"); 0 when the problem is not rack-aware, None when no assignment meets the balance."""
+    if balance not in MAX_RETAINED_BALANCES:
+        raise InputError("balance", f"must be one of {', '.join(MAX_RETAINED_BALANCES)}, got {balance!r}")
+    if not rack_aware(problem):
         return 0
-    result = _solve(net, balance=balance)
-    return None if result is None else int(result.retained.sum())
+    result = _flow(problem, balance, True)
+    return 0 if isinstance(result, str) else None if result is None else result.mismatched
 
 
 def optimal_assignment(problem: Problem) -> Assignment:

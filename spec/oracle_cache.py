@@ -30,12 +30,24 @@ def optimal_sum_squares(problem: Problem) -> int:
     return memo[("sum_squares", "")]  # type: ignore[return-value]
 
 
-def max_retained(problem: Problem, balance: str) -> int | None:
-    """The most validly owned partitions kept under `balance` ("none", "perfect", "optimal");
-    None when no assignment meets that balance."""
+def max_retained(problem: Problem, balance: str, racks: bool = False) -> int | None:
+    """The most validly owned partitions kept under `balance` ("none", "perfect", "optimal") and, with
+    `racks`, the fewest rack mismatches under it; None when no assignment meets that balance."""
     memo = _memo(problem)
-    if ("max_retained", balance) not in memo:
+    key = ("max_retained", f"{balance}{'+racks' if racks else ''}")
+    if key not in memo:
         from .oracle import max_retained as compute
 
-        memo[("max_retained", balance)] = compute(problem, balance)
-    return memo[("max_retained", balance)]
+        memo[key] = compute(problem, balance, racks)
+    return memo[key]
+
+
+def min_mismatches(problem: Problem, balance: str) -> int | None:
+    """The fewest rack mismatches under `balance` (`spec.racks`); None when no assignment meets it."""
+    memo = _memo(problem)
+    key = ("min_mismatches", balance)
+    if key not in memo:
+        from .oracle import min_mismatches as compute
+
+        memo[key] = compute(problem, balance)
+    return memo[key]

@@ -34,12 +34,6 @@ def _claim_rows(problem: Problem, table: TopicTable) -> tuple[np.ndarray, np.nda
             tables[id(o.table)] = sum(len(r) for r in remaps)
             remaps.append(np.array([table.code.get(n, unknown) for n in o.table.names], dtype=np.int64))
     remap = np.concatenate(remaps) if remaps else np.zeros(0, dtype=np.int64)
-    subs: dict[frozenset[str], int] = {}
-    for m in problem.members:
-        subs.setdefault(m.subscription, len(subs))
-    subscribed = np.zeros((len(subs), unknown + 1), dtype=bool)
-    for sub, row in subs.items():
-        subscribed[row, [table.code[t] for t in sub if t in table.code]] = True
     # One row per claim: its member, its topic (global code) and its index.
     bounds = np.concatenate([o.bounds for o in owned])  # each member's run bounds, back to back
     ends = np.cumsum([len(o.bounds) for o in owned])
@@ -50,10 +44,30 @@ def _claim_rows(problem: Problem, table: TopicTable) -> tuple[np.ndarray, np.nda
     who = np.repeat(np.arange(len(owned), dtype=np.int64), [o.count for o in owned])
     index = np.concatenate([o.indices for o in owned]).astype(np.int64)
     sizes = np.array([problem.topics[t] for t in table.names] + [0], dtype=np.int64)
-    sub_of = np.array([subs[m.subscription] for m in problem.members], dtype=np.int64)
-    ok = subscribed[sub_of[who], topic] & (index >= 0) & (index < sizes[topic])  # rule 2, rule 1
+    ok = _subscribed_runs(problem, table, owned, remap[run_codes])[np.repeat(np.arange(len(runs)), runs)]
+    ok &= (index >= 0) & (index < sizes[topic])  # rule 2, rule 1
     offsets = np.concatenate(([0], np.cumsum(sizes)))
     return who[ok], offsets[topic[ok]] + index[ok], topic[ok]
+
+
+def _subscribed_runs(problem: Problem, table: TopicTable, owned: list[PartitionSet], run_topic: np.ndarray
+                     ) -> np.ndarray:
+    """Rule 2 per claimed (member, topic) run: does the member still subscribe to the run's topic? A table of
+    distinct subscriptions x topics when that is smaller (equal subscriptions: one row), else one set lookup
+    per run (members with distinct subscriptions each claiming few topics)."""
+    subs: dict[frozenset[str], int] = {}
+    sub_of = np.array([subs.setdefault(m.subscription, len(subs)) for m in problem.members], dtype=np.int64)
+    run_member = np.repeat(np.arange(len(owned), dtype=np.int64), [len(o.codes) for o in owned])
+    if sum(map(len, subs)) <= len(run_topic):
+        subscribed = np.zeros((len(subs), len(table.names) + 1), dtype=bool)
+        for sub, row in subs.items():
+            subscribed[row, [table.code[t] for t in sub if t in table.code]] = True
+        return subscribed[sub_of[run_member], run_topic]
+    names = table.names + ("",)  # the extra code: a topic absent from the metadata (never subscribed here)
+    members = problem.members
+    known = len(table.names)
+    return np.fromiter((t < known and names[t] in members[m].subscription
+                        for t, m in zip(run_topic.tolist(), run_member.tolist())), dtype=bool, count=len(run_topic))
 
 
 @dataclass(frozen=True)
@@ -87,6 +101,8 @@ def _valid_claims_small(problem: Problem) -> ValidClaims:
     table = TopicTable.of(tuple(sorted(problem.topics)))
     best: dict[tuple[int, int], tuple[int, int, bool]] = {}  # (topic code, index) -> (generation, member, tied)
     for who, m in enumerate(problem.members):
+        if not m.owned.count:
+            continue
         mine = set()
         for topic, indices in m.owned.items():
             code, size = table.code.get(topic), problem.topics.get(topic, 0)

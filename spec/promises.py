@@ -13,7 +13,7 @@ Stickiness: TypeAlias = Literal["none", "max_retained"]
 BALANCES: tuple[str, ...] = ("none", "per-topic", "local", "perfect", "optimal")
 STICKINESS: tuple[str, ...] = ("none", "max_retained")
 CLAIMS: tuple[str, ...] = ("any", "real")
-_FLAGS = ("fixpoint", "per_topic_spread", "equal_subscriptions_only", "order_independent", "eager")
+_FLAGS = ("fixpoint", "per_topic_spread", "racks", "equal_subscriptions_only", "order_independent", "eager")
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +25,8 @@ class Promises:
     - stickiness "max_retained": retained == max_retained under the balance promise.
     - fixpoint: feeding the output back (next generation) reproduces it.
     - per_topic_spread: KAFKA-16277 (see `spec.stickiness.per_topic_spread_violations`).
+    - racks: KIP-881 (see `spec.racks`): on rack-aware problems, the fewest rack mismatches among the
+      assignments meeting the balance promise; `max_retained` is then taken among those.
     - exact: the name of the spec reference assignor whose output must be reproduced exactly.
     - equal_subscriptions_only: the assignor is only defined for equal subscriptions.
     - max_rounds: the assignor speaks the cooperative protocol (KIP-429) and converges (nothing withheld)
@@ -41,6 +43,7 @@ class Promises:
     stickiness: Stickiness = "none"
     fixpoint: bool = False
     per_topic_spread: bool = False
+    racks: bool = False
     exact: str | None = None
     equal_subscriptions_only: bool = False
     order_independent: bool = True
@@ -100,8 +103,6 @@ class Promises:
         return ",".join(items)
 
 
-_FLAGS = ("fixpoint", "per_topic_spread", "equal_subscriptions_only", "order_independent", "eager")
-
 
 @runtime_checkable
 class Assignor(Protocol):
@@ -119,7 +120,7 @@ def problem_kind(assignor: object) -> str:
 
 
 _CONSTRAINED = Promises(balance="perfect", stickiness="max_retained", fixpoint=True, per_topic_spread=True,
-                        equal_subscriptions_only=True)
+                        racks=True, equal_subscriptions_only=True)
 # SPEC.md §8 as data: what each built-in assignor must promise. The gate holds a built-in to at least
 # this, so an assignor cannot pass by quietly promising less.
 SPEC_PROMISES: dict[str, Promises] = {
@@ -127,8 +128,10 @@ SPEC_PROMISES: dict[str, Promises] = {
     "roundrobin": Promises(balance="perfect", exact="roundrobin"),
     "sticky-constrained": _CONSTRAINED,
     "sticky-constrained-4phase": _CONSTRAINED,
-    "sticky": Promises(balance="optimal", stickiness="max_retained", fixpoint=True),
-    "cooperative-sticky": Promises(balance="optimal", stickiness="max_retained", fixpoint=True, max_rounds=2),
+    "sticky": Promises(balance="optimal", stickiness="max_retained", fixpoint=True, per_topic_spread=True,
+                       racks=True),
+    "cooperative-sticky": Promises(balance="optimal", stickiness="max_retained", fixpoint=True, per_topic_spread=True,
+                                   racks=True, max_rounds=2),
     "lag": Promises(balance="per-topic", exact="lag"),
     "streams-sticky": Promises(exact="streams"),
 }

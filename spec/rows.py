@@ -20,7 +20,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from .model import Assignment, Partitions, Problem, TopicPartition
+from .model import SMALL_ROWS, Assignment, Partitions, PartitionSet, Problem, TopicPartition, partitions_of
 from .ownership import valid_owned
 
 T = TypeVar("T")
@@ -95,31 +95,71 @@ def layout(problem: Problem) -> Layout:
 
 
 def _build(problem: Problem, member_ids: Sequence[str], parts_of: Mapping[str, Partitions]) -> Rows:
+    """One row per listed partition. Every member's `PartitionSet` already is flat arrays (topic codes, run
+    bounds, indices): they are concatenated, and each topic table is translated once, so the Python work is
+    a few attribute reads per member, never per (member, topic) array or per partition."""
     lay = layout(problem)
-    arrays: list[np.ndarray] = []
-    piece_member: list[int] = []
-    piece_topic: list[str] = []
-    for mi, member_id in enumerate(member_ids):  # per member, not per (member, topic): C-level extends
-        parts = parts_of.get(member_id)
-        if parts:
-            topics = sorted(parts)
-            arrays.extend(map(parts.__getitem__, topics))
-            piece_topic.extend(topics)
-            piece_member.extend([mi] * len(topics))
-    if not arrays:
+    sets = [partitions_of(parts_of.get(m)) for m in member_ids]
+    held = [(mi, s) for mi, s in enumerate(sets) if s.count]
+    if not held:
         empty = np.zeros(0, dtype=np.int64)
         return Rows(tuple(member_ids), empty, empty, empty, empty, (), ())
-    lens = np.fromiter(map(len, arrays), dtype=np.int64, count=len(arrays))
-    index = np.concatenate(arrays).astype(np.int64)
-    piece = np.repeat(np.arange(len(arrays), dtype=np.int64), lens)
-    code = np.fromiter(map(lay.code.get, piece_topic, itertools.repeat(-1)), dtype=np.int64, count=len(arrays))[piece]
+    if sum(s.count for _, s in held) <= SMALL_ROWS:
+        return _build_small(lay, tuple(member_ids), held)
+    return _build_vectorized(lay, tuple(member_ids), held)
+
+
+def _build_small(lay: Layout, member_ids: tuple[str, ...], held: list[tuple[int, PartitionSet]]) -> Rows:
+    """The same rows in plain Python, for the few rows of small groups (numpy's per-call cost dominates)."""
+    member: list[int] = []
+    index: list[int] = []
+    gid: list[int] = []
+    piece: list[int] = []
+    piece_member: list[int] = []
+    piece_topic: list[str] = []
+    for mi, parts in held:
+        for topic, arr in parts.items():
+            k = lay.code.get(topic)
+            size = int(lay.sizes[k]) if k is not None else 0
+            offset = int(lay.offsets[k]) if k is not None else 0
+            values = arr.tolist()
+            member += [mi] * len(values)
+            piece += [len(piece_topic)] * len(values)
+            index += values
+            gid += [offset + i if 0 <= i < size else -1 for i in values]
+            piece_member.append(mi)
+            piece_topic.append(topic)
+    return Rows(member_ids, np.array(member, dtype=np.int64), np.array(index, dtype=np.int64),
+                np.array(gid, dtype=np.int64), np.array(piece, dtype=np.int64), tuple(piece_member),
+                tuple(piece_topic))
+
+
+def _build_vectorized(lay: Layout, member_ids: tuple[str, ...], held: list[tuple[int, PartitionSet]]) -> Rows:
+    base: dict[int, int] = {}  # id(table) -> where its names start in `names`
+    names: list[str] = []
+    for _, s in held:
+        if id(s.table) not in base:
+            base[id(s.table)] = len(names)
+            names.extend(s.table.names)
+    pieces = np.array([len(s.codes) for _, s in held], dtype=np.int64)
+    piece_name = np.concatenate([s.codes for _, s in held]) + np.repeat(  # per piece, into `names`
+        np.array([base[id(s.table)] for _, s in held], dtype=np.int64), pieces)
+    bounds = np.concatenate([s.bounds for _, s in held])  # each set's len(codes) + 1 bounds, back to back
+    last = np.cumsum(pieces + 1) - 1  # where each set's bounds end
+    runs = np.delete(bounds[1:] - bounds[:-1], last[:-1])
+    piece_member = np.repeat(np.array([mi for mi, _ in held], dtype=np.int64), pieces)
+    index = np.concatenate([s.indices for _, s in held]).astype(np.int64)
+    piece = np.repeat(np.arange(len(piece_name), dtype=np.int64), runs)
+    name_code = np.fromiter(map(lay.code.get, names, itertools.repeat(-1)), dtype=np.int64, count=len(names))
+    code = name_code[piece_name][piece]
     known = code >= 0
     safe = np.where(known, code, 0)
     size = lay.sizes[safe] if len(lay.sizes) else np.zeros(len(code), dtype=np.int64)
     valid = known & (index >= 0) & (index < size)
     gid = np.where(valid, (lay.offsets[safe] if len(lay.offsets) else 0) + index, -1)
-    member = np.array(piece_member, dtype=np.int64)[piece]
-    return Rows(tuple(member_ids), member, index, gid, piece, tuple(piece_member), tuple(piece_topic))
+    topic_names = np.array(names, dtype=object)[piece_name]
+    return Rows(member_ids, piece_member[piece], index, gid, piece, tuple(piece_member.tolist()),
+                tuple(topic_names.tolist()))
 
 
 def output_member_ids(problem: Problem, assignment: Assignment) -> tuple[str, ...]:

@@ -1,17 +1,19 @@
 """Stickiness (SPEC.md §5): measures `retained`, `moves`, `withheld`, `per_topic_spread`, and the
 promises `max_retained` and `per_topic_spread_violations` (KAFKA-16277) as lists of `Violation`.
 
-Previous ownership is always `spec.ownership.valid_owned` (SPEC.md §2), never the raw claims.
+Previous ownership is always `spec.ownership.valid_owned` (SPEC.md §2), never the raw claims. On rack-aware
+problems (`spec.racks`) rack matching ranks above stickiness: `max_retained(..., racks=True)` is taken among the
+assignments with the fewest rack mismatches.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .balance import per_topic_spreads, per_topic_violations
 from .invariants import CAP, and_more
 from .model import Assignment, Problem
 from .oracle_cache import max_retained as oracle_max_retained
+from .racks import member_rack, rack_aware
 from .rows import assigned_rows, last_call_cache, layout, topic_counts, unassigned, valid_rows
 from .violations import Violation
 
@@ -46,16 +48,52 @@ def per_topic_spread(problem: Problem, assignment: Assignment) -> int:
     return int((np.maximum.reduceat(tc.count, tc.starts) - np.minimum.reduceat(tc.count, tc.starts)).max())
 
 
+def _class_spreads(problem: Problem, assignment: Assignment) -> list[tuple[str, int, list[str], int, list[str]]]:
+    """Per (topic, class of members with identical subscriptions, and racks on a rack-aware problem) whose
+    counts differ by more than 1: (topic, lowest count, who, highest count, who)."""
+    tc, lay = topic_counts(problem, assignment), layout(problem)
+    if not len(tc.topic):
+        return []
+    aware = rack_aware(problem)  # members on different racks are not interchangeable there
+    classes: dict[tuple[frozenset[str], str | None], int] = {}
+    member_class = np.array([classes.setdefault((m.subscription, member_rack(m.rack) if aware else None),
+                                                len(classes)) for m in problem.members], dtype=np.int64)
+    group = tc.topic * max(len(classes), 1) + member_class[tc.member]
+    order = np.lexsort((tc.member, group))
+    group, count, member = group[order], tc.count[order], tc.member[order]
+    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    hi, lo = np.maximum.reduceat(count, starts), np.minimum.reduceat(count, starts)
+    out = []
+    for k in np.flatnonzero(hi - lo > 1).tolist():
+        end = starts[k + 1] if k + 1 < len(starts) else len(group)
+        c, ms = count[starts[k]:end], member[starts[k]:end]
+        ids = [problem.members[int(i)].member_id for i in ms.tolist()]
+        out.append((lay.topics[int(group[starts[k]] // max(len(classes), 1))], int(lo[k]),
+                    [i for i, x in zip(ids, c.tolist()) if x == lo[k]][:CAP], int(hi[k]),
+                    [i for i, x in zip(ids, c.tolist()) if x == hi[k]][:CAP]))
+    return out
+
+
 def per_topic_spread_violations(problem: Problem, assignment: Assignment) -> list[Violation]:
-    """KAFKA-16277, as docs/ALGORITHMS.md promises it for constrained sticky:
-    (a) fresh problem (no valid claims) with equal subscriptions: each topic's counts differ by <= 1;
-    (b) any problem: a member that gave up a valid claim of topic u keeps, of any topic t,
-        at most kept(u) + 1 of its valid claims."""
+    """KAFKA-16277, as docs/ALGORITHMS.md promises it for the sticky assignors ("wherever possible", made
+    decidable; both parts are always reachable together with the balance and stickiness promises):
+    (a) fresh problem (no valid claims): among members with identical subscriptions (and, on a rack-aware
+        problem, the same rack: `spec.racks`), each topic's counts differ by <= 1 (with equal subscriptions
+        and no rack awareness: among all members);
+    (b) equal subscriptions, not rack-aware, any claims: a member that gave up a valid claim of topic u
+        keeps, of any topic t, at most kept(u) + 1 of its valid claims."""
     valid = valid_rows(problem)
     if not len(valid.gid):
-        if problem.subscriptions_equal() and per_topic_spreads(problem, assignment):
-            return per_topic_violations(problem, assignment, "per_topic_spread",
-                                        "split more than 1 apart on a fresh assignment")
+        skewed = _class_spreads(problem, assignment)
+        if not skewed:
+            return []
+        texts = [f"{t}: {lo} ({', '.join(least)}) to {hi} ({', '.join(most)})"
+                 for t, lo, least, hi, most in skewed[:CAP]]
+        members = [m for _, _, least, _, most in skewed[:CAP] for m in most + least]
+        msg = (f"{len(skewed)} topic(s) split more than 1 apart among members with identical subscriptions "
+               f"on a fresh assignment: {'; '.join(texts)}{and_more(len(skewed), CAP)}")
+        return [Violation("per_topic_spread", msg, tuple(dict.fromkeys(members))[:CAP])]
+    if not problem.subscriptions_equal() or rack_aware(problem):
         return []
     lay = layout(problem)
     kept = _kept(problem, assignment)
@@ -88,12 +126,15 @@ def per_topic_spread_violations(problem: Problem, assignment: Assignment) -> lis
     return [Violation("per_topic_spread", msg, members, tuple(parts[:CAP]))]
 
 
-def max_retained(problem: Problem, assignment: Assignment, balance: str = "none") -> list[Violation]:
+def max_retained(problem: Problem, assignment: Assignment, balance: str = "none", racks: bool = False
+                 ) -> list[Violation]:
     """retained == the most any assignment meeting H1-H5 and `balance` ("none", "perfect", "optimal")
-    retains (min-cost flow oracle). Nothing to enforce when no assignment meets the balance."""
-    best = oracle_max_retained(problem, balance)
+    retains (min-cost flow oracle); with `racks`, among those with the fewest rack mismatches (`spec.racks`:
+    rack matching ranks above stickiness). Nothing to enforce when no assignment meets the balance."""
+    best = oracle_max_retained(problem, balance, racks)
     got = retained(problem, assignment)
     if best is None or got >= best:
         return []
-    msg = f"retained {got} validly owned partitions; {best} can be kept under {balance} balance ({best - got} moved)"
+    under = f"{balance} balance{' and the fewest rack mismatches' if racks else ''}"
+    msg = f"retained {got} validly owned partitions; {best} can be kept under {under} ({best - got} moved)"
     return [Violation("stickiness.max_retained", msg)]

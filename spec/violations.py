@@ -26,6 +26,7 @@ INVARIANTS: dict[str, str] = {
     "stickiness.max_retained": "retained == the maximum retained under the balance promise",
     "fixpoint": "feeding the output back as the owned partitions reproduces it",
     "per_topic_spread": "each member's share of every topic differs by <= 1 (KAFKA-16277)",
+    "racks": "on a rack-aware problem, the fewest rack mismatches the balance promise allows (KIP-881)",
     "exact": "the output equals the spec's reference assignor",
     "cooperative.rounds": "a cooperative rebalance converges (nothing withheld) within the promised rounds",
     "cooperative.withhold": "a cooperative round is the eager assignment minus exactly the transfers to hold back",

@@ -37,7 +37,7 @@ def test_quality_table_measures_everything():
     assert report.ok  # nothing promised, and the hard invariants hold
     assert report.quality == {
         "members": 3, "partitions": 6, "spread": 0, "sum_squares": 12, "optimal_sum_squares": 12,
-        "retained": 0, "max_retained": 6, "moves": 6, "withheld": 0, "per_topic_spread": 2,
+        "retained": 0, "max_retained": 6, "moves": 6, "withheld": 0, "per_topic_spread": 2, "rack_mismatches": 0,
         "promises_enforced": 1,
     }
     assert oracle_affordable(STICKY)

@@ -217,3 +217,17 @@ def test_empty_group_and_topics_without_partitions():
     assert STICKY.assign(Problem({"t": 3}, ())).by_member == {}
     out = STICKY.assign(Problem({"t": 0}, (Member("a", frozenset({"t"})),)))
     assert out.count("a") == 0 and list(out.by_member) == ["a"]
+
+
+def test_fresh_classes_of_identical_subscriptions_split_every_topic_evenly():
+    """Per-topic spread (a), docs/ALGORITHMS.md: members share one of three subscriptions, so the flow's receivers
+    are dealt again within each class; every topic splits at most 1 apart inside a class, balance stays optimal."""
+    rng = random.Random(3)
+    for _ in range(20):
+        topics = {f"t{i}": rng.randint(1, 40) for i in range(6)}
+        templates = [frozenset(rng.sample(sorted(topics), rng.randint(1, 4))) for _ in range(3)]
+        members = tuple(Member(f"m{k:02d}", rng.choice(templates)) for k in range(rng.randint(2, 30)))
+        problem = Problem(topics, members)
+        out = STICKY.assign(problem)
+        assert stickiness.per_topic_spread_violations(problem, out) == []
+        assert balance.sum_squares(problem, out) == oracle.optimal_sum_squares(problem)
