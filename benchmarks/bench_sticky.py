@@ -14,6 +14,7 @@ Peak memory is tracemalloc's Python-heap peak of one call (OR-Tools' C++ heap is
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from assigncheck.impl.sticky import StickyAssignor
 from assigncheck.spec import balance, oracle, stickiness
@@ -51,7 +52,7 @@ def run(quick: bool) -> list[dict]:
     rows = []
     big = (200, 2000) if quick else (1000, 10_000)
     for scenario, problem, sticky in _shapes(*big):
-        seconds, out = best_time(lambda p=problem: STICKY.assign(p))
+        seconds, out = best_time(partial(STICKY.assign, problem))
         ok, note = _optimal(problem, out, sticky)
         rows.append(row(scenario, "sticky", seconds, goal="<= 1000 ms, optimal", ok=ok and seconds <= 1.0,
                         peak=peak_mib(lambda p=problem: STICKY.assign(p)), note=note))
@@ -59,8 +60,8 @@ def run(quick: bool) -> list[dict]:
     small = (60, 600) if quick else (200, 2000)
     shapes = _shapes(*small) + ([] if quick else [("2100x2100 forcing general", forcing_general(), False)])
     for scenario, problem, sticky in shapes:
-        seconds, out = best_time(lambda p=problem: STICKY.assign(p))
-        peer_seconds, peer_out = best_time(lambda p=problem: peer(p), repeat=1)
+        seconds, out = best_time(partial(STICKY.assign, problem))
+        peer_seconds, peer_out = best_time(partial(peer, problem), repeat=1)
         ok, note = _optimal(problem, out, sticky)
         _, peer_note = _optimal(problem, peer_out, sticky)
         rows.append(row(scenario, "sticky", seconds, peer="kafka-python sticky", peer_seconds=peer_seconds,
