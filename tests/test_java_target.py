@@ -244,3 +244,16 @@ def test_replay_of_a_java_reproducer_in_a_fresh_process(cache, tmp_path):
     assert done.returncode == 1, done.stdout + done.stderr
     assert "IllegalStateException: No more unfilled consumers" in done.stdout
     assert done.stdout.strip().endswith(f"reproduces: H7 on {KAFKA}StickyAssignor")
+
+
+# ---- the pytest plugin ---------------------------------------------------------------------------------------
+
+def test_the_pytest_plugin_checks_a_java_target_with_its_classpath(cache, tmp_path):
+    from assigncheck.ci.pytest_plugin import AssignCheck
+    from assigncheck.spec.errors import InputError
+
+    check = AssignCheck("quick", ["proofs"], tmp_path)
+    result = check.check(KAFKA + "RangeAssignor", classpath=os.pathsep.join(java_build.bundled_kafka_jars()))
+    assert result.exit_code == 0
+    with pytest.raises(InputError, match="classpath"):
+        check.check(registry.get("range"), classpath="x.jar")

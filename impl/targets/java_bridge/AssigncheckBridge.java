@@ -26,6 +26,7 @@ import java.io.PrintStream;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -461,8 +462,25 @@ public final class AssigncheckBridge {
 
         static ConsumerGroupMetadata groupMetadata(int generation, String memberId, String instanceId)
                 throws Exception {
-            return GROUP == null ? null
-                    : GROUP.newInstance("assigncheck", generation, memberId, Optional.ofNullable(instanceId));
+            Optional<String> instance = Optional.ofNullable(instanceId);
+            if (GROUP != null) return GROUP.newInstance("assigncheck", generation, memberId, instance);
+            if (!ConsumerGroupMetadata.class.isInterface()) {
+                throw new IllegalStateException("this kafka-clients' ConsumerGroupMetadata cannot be built");
+            }
+            // A kafka-clients where it became an interface: answer its four accessors.
+            return (ConsumerGroupMetadata) Proxy.newProxyInstance(ConsumerGroupMetadata.class.getClassLoader(),
+                    new Class<?>[] {ConsumerGroupMetadata.class}, (proxy, method, args) -> {
+                        switch (method.getName()) {
+                            case "groupId": return "assigncheck";
+                            case "generationId": return generation;
+                            case "memberId": return memberId;
+                            case "groupInstanceId": return instance;
+                            case "toString": return "ConsumerGroupMetadata(generation=" + generation + ")";
+                            case "hashCode": return System.identityHashCode(proxy);
+                            case "equals": return proxy == args[0];
+                            default: throw new UnsupportedOperationException(method.getName());
+                        }
+                    });
         }
 
         /** Through ConsumerProtocol's serializer and back, as the leader receives it from the broker. */
