@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from typing import Any
 
 from assigncheck.spec.errors import InputError, TargetUnavailable
@@ -68,7 +69,7 @@ class JavaTarget(CommandTarget):
             return Promises(max_rounds=COOPERATIVE_ONLY_ROUNDS, eager=False)
         return Promises()
 
-    def _start(self) -> Any:
+    def _start(self) -> subprocess.Popen[bytes]:
         """Start the JVM and read its first line: ready (the class loaded) or why it cannot run."""
         proc = super()._start()
         try:
