@@ -128,7 +128,7 @@ def _ms(values: list[float]) -> str:
 
 def run(quick: bool) -> list[dict[str, Any]]:
     jars = java_build.resolve_classpath((), KAFKA + "StickyAssignor")
-    classes = java_build.compiled([java_build.BRIDGE_SOURCE, BENCH_SOURCE], jars)
+    classes = java_build.compiled([*java_build.BRIDGE_SOURCES, BENCH_SOURCE], jars)
     load = os.getloadavg()[0]
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench-java-") as tmp:

@@ -199,7 +199,7 @@ def test_assign_prints_kafkas_assignment(cache, problem_file):
 # ---- the build cache -----------------------------------------------------------------------------------------
 
 _BUILD = ("from assigncheck.impl.targets import java_build as b; "
-          "print(b.compiled([b.BRIDGE_SOURCE], b.resolve_classpath((), 'org.apache.kafka.X')))")
+          "print(b.compiled(b.BRIDGE_SOURCES, b.resolve_classpath((), 'org.apache.kafka.X')))")
 
 
 def test_two_processes_building_at_once_share_one_cache_entry(tmp_path):
@@ -217,17 +217,17 @@ def test_two_processes_building_at_once_share_one_cache_entry(tmp_path):
 def test_the_cache_is_reused_and_keyed_by_the_classpath_content(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     jars = java_build.resolve_classpath((), "org.apache.kafka.X")
-    first = java_build.compiled([java_build.BRIDGE_SOURCE], jars)
+    first = java_build.compiled(java_build.BRIDGE_SOURCES, jars)
     stamp = (first / "AssigncheckBridge.class").stat().st_mtime_ns
-    assert java_build.compiled([java_build.BRIDGE_SOURCE], jars) == first
+    assert java_build.compiled(java_build.BRIDGE_SOURCES, jars) == first
     assert (first / "AssigncheckBridge.class").stat().st_mtime_ns == stamp  # not compiled again
     extra = tmp_path / "classes"
     extra.mkdir()
     (extra / "marker.txt").write_text("1")
-    other = java_build.compiled([java_build.BRIDGE_SOURCE], (*jars, str(extra)))
+    other = java_build.compiled(java_build.BRIDGE_SOURCES, (*jars, str(extra)))
     assert other != first
     (extra / "marker.txt").write_text("2")  # new content on the classpath: a new build
-    assert java_build.compiled([java_build.BRIDGE_SOURCE], (*jars, str(extra))) not in (first, other)
+    assert java_build.compiled(java_build.BRIDGE_SOURCES, (*jars, str(extra))) not in (first, other)
 
 
 # ---- replay in a fresh process -------------------------------------------------------------------------------

@@ -44,7 +44,7 @@ public final class BenchAssignors {
     }
 
     static String run(String className, String file) throws Exception {
-        Map<?, ?> problem = (Map<?, ?>) new AssigncheckBridge.Json(
+        Map<?, ?> problem = (Map<?, ?>) new AssigncheckJson(
                 new String(Files.readAllBytes(Paths.get(file)), StandardCharsets.UTF_8)).parse();
         AssigncheckBridge.Driver driver = AssigncheckBridge.Driver.load(className, Collections.emptyMap());
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
@@ -69,10 +69,10 @@ public final class BenchAssignors {
             thread.add((t1 - t0) / 1e6);
             wall.add((w1 - w0) / 1e6);
         }
-        return "{\"class\":" + AssigncheckBridge.Json.quote(className) + ",\"file\":" + AssigncheckBridge.Json.quote(file)
-                + ",\"kafka\":" + AssigncheckBridge.Json.quote(AssigncheckBridge.Compat.kafkaVersion())
+        return "{\"class\":" + AssigncheckJson.quote(className) + ",\"file\":" + AssigncheckJson.quote(file)
+                + ",\"kafka\":" + AssigncheckJson.quote(AssigncheckBridge.Compat.kafkaVersion())
                 + ",\"warmup\":" + warm + ",\"cpu_ms\":" + cpu + ",\"thread_ms\":" + thread + ",\"wall_ms\":" + wall
-                + ",\"adapted\":" + AssigncheckBridge.Json.quote(adapted)
+                + ",\"adapted\":" + AssigncheckJson.quote(adapted)
                 + ",\"assignment\":" + AssigncheckBridge.assignmentJson(last) + "}";
     }
 }

@@ -1,7 +1,7 @@
 """`java:CLASS` targets: a Java `ConsumerPartitionAssignor`, unmodified, driven as Kafka's consumers drive it.
 
 `--target java:org.apache.kafka.clients.consumer.CooperativeStickyAssignor [--classpath JARS] [--config k=v]`.
-Our bridge (`java_bridge/AssigncheckBridge.java`, compiled once into a cache by `java_build`) builds each
+Our bridge (`java_bridge/*.java`, compiled once into a cache by `java_build`) builds each
 member's Subscription with a member-side instance of the class (onAssignment, then subscriptionUserData), sends
 it through Kafka's wire codec, and has a fresh leader instance assign the group; it speaks `cmd:` protocol 2.
 Without `--classpath`, the kafka-clients jar the `[java]` extra installs is used.
@@ -55,7 +55,7 @@ class JavaTarget(CommandTarget):
             raise InputError("--target", f"java: needs a fully qualified class name, got {class_name!r}")
         java, _ = java_build.jdk()
         jars = java_build.resolve_classpath(classpath, class_name)
-        classes = java_build.compiled([java_build.BRIDGE_SOURCE], jars)
+        classes = java_build.compiled(java_build.BRIDGE_SOURCES, jars)
         argv = [java, *JVM_OPTIONS, "-cp", os.pathsep.join([str(classes), *jars]), java_build.BRIDGE_CLASS, class_name,
                 *(f"{k}={v}" for k, v in config)]
         self.class_name = class_name

@@ -23,7 +23,8 @@ from pathlib import Path
 
 from assigncheck.spec.errors import TargetUnavailable
 
-BRIDGE_SOURCE = Path(__file__).with_name("java_bridge") / "AssigncheckBridge.java"
+BRIDGE_SOURCES = tuple(Path(__file__).with_name("java_bridge") / f"{name}.java"
+                       for name in ("AssigncheckBridge", "AssigncheckJson"))
 BRIDGE_CLASS = "AssigncheckBridge"
 ASSIGNOR_CLASS_FILE = "org/apache/kafka/clients/consumer/ConsumerPartitionAssignor.class"
 INSTALL_JDK = "java: targets need a JDK 11+ (java and javac on PATH, or JAVA_HOME): install openjdk-17-jdk-headless"

@@ -88,7 +88,7 @@ public final class AssigncheckBridge {
     }
 
     private static void unavailable(PrintStream out, String why) {
-        out.print("{\"format\":2,\"unavailable\":" + Json.quote(why) + "}\n");
+        out.print("{\"format\":2,\"unavailable\":" + AssigncheckJson.quote(why) + "}\n");
         out.flush();
         System.exit(2);
     }
@@ -172,12 +172,13 @@ public final class AssigncheckBridge {
         }
 
         String describe() {
-            StringBuilder b = new StringBuilder("{\"class\":").append(Json.quote(type.getName()))
-                    .append(",\"name\":").append(Json.quote(String.valueOf(name))).append(",\"protocols\":[");
+            StringBuilder b = new StringBuilder("{\"class\":").append(AssigncheckJson.quote(type.getName()))
+                    .append(",\"name\":").append(AssigncheckJson.quote(String.valueOf(name)))
+                    .append(",\"protocols\":[");
             for (int k = 0; k < protocols.size(); k++) {
-                b.append(k == 0 ? "" : ",").append(Json.quote(protocols.get(k).name()));
+                b.append(k == 0 ? "" : ",").append(AssigncheckJson.quote(protocols.get(k).name()));
             }
-            return b.append("],\"kafka\":").append(Json.quote(Compat.kafkaVersion())).append('}').toString();
+            return b.append("],\"kafka\":").append(AssigncheckJson.quote(Compat.kafkaVersion())).append('}').toString();
         }
 
         /** Loads the classes a first problem needs, so that their cost is not charged to it. */
@@ -342,7 +343,7 @@ public final class AssigncheckBridge {
         String answer(String line) {
             Object id = null;
             try {
-                Map<?, ?> request = (Map<?, ?>) new Json(line).parse();
+                Map<?, ?> request = (Map<?, ?>) new AssigncheckJson(line).parse();
                 id = request.get("id");
                 Map<?, ?> problem = (Map<?, ?>) request.get("problem");
                 if (problem == null) throw new IllegalArgumentException("the request has no problem");
@@ -362,8 +363,8 @@ public final class AssigncheckBridge {
                 }
                 if (result == null || result.groupAssignment() == null) {
                     return "{\"format\":2,\"id\":" + id + ",\"error\":\"assign returned null\",\"exception\":"
-                            + "\"null-result\",\"frame\":" + Json.quote(type.getName() + ".assign") + adapted(adapted)
-                            + "}";
+                            + "\"null-result\",\"frame\":" + AssigncheckJson.quote(type.getName() + ".assign")
+                            + adapted(adapted) + "}";
                 }
                 return "{\"format\":2,\"id\":" + id + ",\"assignment\":" + assignmentJson(result) + adapted(adapted)
                         + "}";
@@ -374,13 +375,13 @@ public final class AssigncheckBridge {
 
         private String error(Object id, String message, Throwable cause, String adapted) {
             if (cause instanceof VirtualMachineError && !(cause instanceof StackOverflowError)) fatal = true;
-            return "{\"format\":2,\"id\":" + id + ",\"error\":" + Json.quote(message) + ",\"exception\":"
-                    + Json.quote(cause.getClass().getName()) + ",\"frame\":" + Json.quote(frame(cause))
-                    + adapted(adapted) + "}";
+            return "{\"format\":2,\"id\":" + id + ",\"error\":" + AssigncheckJson.quote(message)
+                    + ",\"exception\":" + AssigncheckJson.quote(cause.getClass().getName())
+                    + ",\"frame\":" + AssigncheckJson.quote(frame(cause)) + adapted(adapted) + "}";
         }
 
         private static String adapted(String notes) {
-            return notes.isEmpty() ? "" : ",\"adapted\":" + Json.quote(notes);
+            return notes.isEmpty() ? "" : ",\"adapted\":" + AssigncheckJson.quote(notes);
         }
     }
 
@@ -389,7 +390,7 @@ public final class AssigncheckBridge {
         StringBuilder b = new StringBuilder(1 << 12).append('{');
         boolean firstMember = true;
         for (Map.Entry<String, Assignment> e : new TreeMap<>(result.groupAssignment()).entrySet()) {
-            b.append(firstMember ? "" : ",").append(Json.quote(e.getKey())).append(":{");
+            b.append(firstMember ? "" : ",").append(AssigncheckJson.quote(e.getKey())).append(":{");
             firstMember = false;
             Map<String, List<Integer>> byTopic = new TreeMap<>();
             List<TopicPartition> parts = e.getValue() == null ? null : e.getValue().partitions();
@@ -400,7 +401,7 @@ public final class AssigncheckBridge {
             }
             boolean firstTopic = true;
             for (Map.Entry<String, List<Integer>> t : byTopic.entrySet()) {
-                b.append(firstTopic ? "" : ",").append(Json.quote(t.getKey())).append(":[");
+                b.append(firstTopic ? "" : ",").append(AssigncheckJson.quote(t.getKey())).append(":[");
                 firstTopic = false;
                 List<Integer> ps = t.getValue();
                 for (int k = 0; k < ps.size(); k++) b.append(k == 0 ? "" : ",").append(ps.get(k).intValue());
@@ -417,7 +418,9 @@ public final class AssigncheckBridge {
         for (StackTraceElement e : stack) {
             String c = e.getClassName();
             if (c.startsWith("java.") || c.startsWith("javax.") || c.startsWith("jdk.") || c.startsWith("sun.")
-                    || c.startsWith("com.sun.") || c.startsWith(AssigncheckBridge.class.getName())) continue;
+                    || c.startsWith("com.sun.") || c.startsWith("AssigncheckBridge") || c.equals("AssigncheckJson")) {
+                continue;
+            }
             return format(e);
         }
         return stack.length == 0 ? "unknown" : format(stack[0]);
@@ -516,135 +519,6 @@ public final class AssigncheckBridge {
             } catch (ReflectiveOperationException | LinkageError e) {
                 return null;
             }
-        }
-    }
-
-    /** A small JSON reader (objects keep their key order; integers are Long, other numbers Double). */
-    public static final class Json {
-        private final String s;
-        private int i;
-
-        public Json(String s) { this.s = s; }
-
-        public Object parse() {
-            Object v = value();
-            skip();
-            if (i != s.length()) throw error("trailing characters");
-            return v;
-        }
-
-        private Object value() {
-            skip();
-            if (i >= s.length()) throw error("unexpected end");
-            char ch = s.charAt(i);
-            if (ch == '{') return object();
-            if (ch == '[') return array();
-            if (ch == '"') return string();
-            if (s.startsWith("true", i)) { i += 4; return Boolean.TRUE; }
-            if (s.startsWith("false", i)) { i += 5; return Boolean.FALSE; }
-            if (s.startsWith("null", i)) { i += 4; return null; }
-            int start = i;
-            boolean integer = true;
-            while (i < s.length() && "+-0123456789.eE".indexOf(s.charAt(i)) >= 0) {
-                if (".eE".indexOf(s.charAt(i)) >= 0) integer = false;
-                i++;
-            }
-            if (start == i) throw error("unexpected character");
-            String text = s.substring(start, i);
-            return integer ? (Object) Long.valueOf(text) : (Object) Double.valueOf(text);
-        }
-
-        private Map<String, Object> object() {
-            Map<String, Object> m = new LinkedHashMap<>();
-            i++;
-            skip();
-            if (peek() == '}') { i++; return m; }
-            while (true) {
-                skip();
-                if (peek() != '"') throw error("expected a key");
-                String key = string();
-                skip();
-                if (peek() != ':') throw error("expected ':'");
-                i++;
-                m.put(key, value());
-                skip();
-                char ch = next();
-                if (ch == '}') return m;
-                if (ch != ',') throw error("expected ',' or '}'");
-            }
-        }
-
-        private List<Object> array() {
-            List<Object> a = new ArrayList<>();
-            i++;
-            skip();
-            if (peek() == ']') { i++; return a; }
-            while (true) {
-                a.add(value());
-                skip();
-                char ch = next();
-                if (ch == ']') return a;
-                if (ch != ',') throw error("expected ',' or ']'");
-            }
-        }
-
-        private String string() {
-            StringBuilder b = new StringBuilder();
-            i++;
-            while (true) {
-                char ch = next();
-                if (ch == '"') return b.toString();
-                if (ch != '\\') { b.append(ch); continue; }
-                char e = next();
-                switch (e) {
-                    case 'n': b.append('\n'); break;
-                    case 't': b.append('\t'); break;
-                    case 'r': b.append('\r'); break;
-                    case 'b': b.append('\b'); break;
-                    case 'f': b.append('\f'); break;
-                    case 'u':
-                        if (i + 4 > s.length()) throw error("short \\u escape");
-                        b.append((char) Integer.parseInt(s.substring(i, i + 4), 16));
-                        i += 4;
-                        break;
-                    default: b.append(e);
-                }
-            }
-        }
-
-        private char peek() {
-            if (i >= s.length()) throw error("unexpected end");
-            return s.charAt(i);
-        }
-
-        private char next() {
-            char ch = peek();
-            i++;
-            return ch;
-        }
-
-        private void skip() { while (i < s.length() && Character.isWhitespace(s.charAt(i))) i++; }
-
-        private IllegalArgumentException error(String what) {
-            return new IllegalArgumentException("malformed JSON at character " + i + ": " + what);
-        }
-
-        public static String quote(String v) {
-            StringBuilder b = new StringBuilder(v.length() + 2).append('"');
-            for (int k = 0; k < v.length(); k++) {
-                char ch = v.charAt(k);
-                if (ch == '"' || ch == '\\') b.append('\\').append(ch);
-                else if (ch < 0x20 || (ch >= 0xd800 && ch <= 0xdfff && !pairedSurrogate(v, k)))
-                    b.append(String.format("\\u%04x", (int) ch));
-                else b.append(ch);
-            }
-            return b.append('"').toString();
-        }
-
-        private static boolean pairedSurrogate(String v, int k) {
-            char ch = v.charAt(k);
-            if (Character.isHighSurrogate(ch)) return k + 1 < v.length() && Character.isLowSurrogate(v.charAt(k + 1));
-            return k > 0 && Character.isHighSurrogate(v.charAt(k - 1));
         }
     }
 }
