@@ -12,6 +12,8 @@ ok = the fast output equals the reference's (they promise `exact`). The referenc
 
 from __future__ import annotations
 
+from functools import partial
+
 from assigncheck.impl.lag import LagAssignor
 from assigncheck.impl.streams import StreamsStickyAssignor
 from assigncheck.spec.reference import REFERENCES
@@ -20,8 +22,8 @@ from benchmarks.sticky_shapes import random_subscriptions, streams_problem, with
 
 
 def _compare(scenario: str, subject, reference, problem) -> dict:  # noqa: ANN001
-    seconds, out = best_time(lambda: subject.assign(problem))
-    ref_seconds, expected = best_time(lambda: reference.assign(problem), repeat=1)
+    seconds, out = best_time(partial(subject.assign, problem))
+    ref_seconds, expected = best_time(partial(reference.assign, problem), repeat=1)
     return row(scenario, subject.name, seconds, peer=f"spec reference {reference.name}", peer_seconds=ref_seconds,
                goal="== reference, faster", ok=out == expected and seconds < ref_seconds,
                peak=peak_mib(lambda: subject.assign(problem)), note=f"equal to reference: {out == expected}")

@@ -2,7 +2,7 @@
 (`benchmarks/frozen/sticky_5cfb106.py`, one min-cost flow with per-count arcs) in the same run, and at 200 x 2000
 against kafka-python 3.0.12's StickyPartitionAssignor.
 
-CPU time (`time.process_time`), min of the repeats, a fresh `Problem` per repeat (`harness.fresh_cpu_time`).
+CPU time (`time.process_time`), min of the repeats, a fresh `Problem` per repeat (`harness.best_time`).
 Issue 17's franz-go figures (CPU ms on this kind of machine; franz-go cannot be built here) are in each row's
 goal so the ratios can be recomputed. Every output is checked against the spec's oracle: Σcount² equal to
 `spec.oracle.optimal_sum_squares` and, with claims, retained equal to `max_retained(problem, "optimal")`.
@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 
@@ -29,7 +30,7 @@ from assigncheck.spec import balance, oracle, stickiness
 from assigncheck.spec.json_format import problem_from_json, problem_to_json
 from assigncheck.spec.model import Assignment, Member, Problem, index_array
 from benchmarks.frozen.sticky_5cfb106 import StickyAssignor as FrozenSticky
-from benchmarks.harness import fresh_cpu_time, row
+from benchmarks.harness import best_time, row
 from benchmarks.sticky_shapes import churn, forcing_general, random_subscriptions
 
 STICKY = StickyAssignor()
@@ -76,8 +77,8 @@ def one_partition_of_every_topic(members: int, topics: int, per_topic: int) -> P
 
 
 def _compare(scenario: str, problem: Problem, sticky: bool, repeat: int = 3, oracle_ok: bool = True) -> dict:
-    seconds, out = fresh_cpu_time(STICKY.assign, problem, repeat=repeat)
-    before, _ = fresh_cpu_time(BEFORE.assign, problem, repeat=repeat)
+    seconds, out = best_time(partial(STICKY.assign, problem), repeat=repeat)
+    before, _ = best_time(partial(BEFORE.assign, problem), repeat=repeat)
     ok, note = _optimal(problem, out, sticky, oracle_ok)
     franz = FRANZ_GO.get(scenario)
     goal = f"<= franz-go {franz} ms (issue 17), optimal" if franz is not None else "faster than before, optimal"
@@ -92,7 +93,7 @@ def _second_round(quick: bool) -> list[dict]:
     start = time.process_time()
     parsed = problem_from_json(json.loads(text))
     parse = time.process_time() - start
-    seconds, out = fresh_cpu_time(STICKY.assign, parsed, repeat=3)
+    seconds, out = best_time(partial(STICKY.assign, parsed), repeat=3)
     fixpoint = all(out.count(m.member_id) == m.owned.count for m in parsed.members)
     scenario = f"{members}x{topics * 2000} second round, one partition of every topic"
     return [row(scenario, "json.loads + problem_from_json", parse, note=f"{len(text) / 2**20:.0f} MiB of JSON"),
@@ -113,8 +114,8 @@ def run(quick: bool) -> list[dict]:
     rows += _second_round(quick)
     peer = _kafka_python()
     for scenario, problem, sticky in _shapes(*((60, 100, 600) if quick else (200, 100, 2000))):
-        seconds, out = fresh_cpu_time(STICKY.assign, problem, repeat=5)
-        peer_seconds, peer_out = fresh_cpu_time(peer, problem, repeat=1)
+        seconds, out = best_time(partial(STICKY.assign, problem), repeat=5)
+        peer_seconds, peer_out = best_time(partial(peer, problem), repeat=1)
         ok, note = _optimal(problem, out, sticky)
         _, peer_note = _optimal(problem, peer_out, sticky)
         rows.append(row(scenario, "sticky", seconds, peer="kafka-python sticky", peer_seconds=peer_seconds,

@@ -1,4 +1,4 @@
-"""Shared timing helpers for `make bench`: best-of-N wall or CPU time (fresh inputs) and peak memory of one call."""
+"""Shared timing helpers for `make bench`: best-of-N CPU time (fresh inputs) and peak memory of one call."""
 
 from __future__ import annotations
 
@@ -6,30 +6,36 @@ import gc
 import time
 import tracemalloc
 from collections.abc import Callable
+from dataclasses import replace
+from functools import partial
 from typing import Any
+
+from assigncheck.spec.model import Problem, StreamsProblem
+
+
+def fresh_call(fn: Callable[[], Any]) -> Callable[[], Any]:
+    """`fn` with each problem among a `functools.partial`'s arguments replaced by a new copy: a problem caches
+    derived data on itself (valid ownership, row layouts), so timing repeated calls on one object would measure
+    the warm path that a real first call never takes."""
+    if not isinstance(fn, partial):
+        return fn
+
+    def fresh(value: Any) -> Any:
+        return replace(value) if isinstance(value, Problem | StreamsProblem) else value
+
+    return partial(fn.func, *map(fresh, fn.args), **{k: fresh(v) for k, v in fn.keywords.items()})
 
 
 def best_time(fn: Callable[[], Any], repeat: int = 3) -> tuple[float, Any]:
-    """Best wall-clock seconds over `repeat` calls (the first call warms caches), and the last result."""
+    """Best CPU seconds (`time.process_time`: the machine is shared) over `repeat` calls, and the last result.
+    Pass a `functools.partial` over the problem: each call then gets a fresh copy of it, made outside the
+    timed region (see `fresh_call`)."""
     best, result = float("inf"), None
     for _ in range(repeat):
-        gc.collect()
-        t0 = time.perf_counter()
-        result = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, result
-
-
-def fresh_cpu_time(fn: Callable[[Any], Any], problem: Any, repeat: int = 3) -> tuple[float, Any]:
-    """Best CPU seconds (`time.process_time`: the machine is shared) of `fn(copy)` over `repeat` calls,
-    each on a fresh copy of `problem` (`Problem.derived` caches per object, so a reused problem would hide
-    the cost of valid ownership after the first call), and the last result."""
-    best, result = float("inf"), None
-    for _ in range(repeat):
-        copy = problem.replace() if hasattr(problem, "replace") else problem
+        call = fresh_call(fn)
         gc.collect()
         t0 = time.process_time()
-        result = fn(copy)
+        result = call()
         best = min(best, time.process_time() - t0)
     return best, result
 

@@ -15,7 +15,8 @@ the test with each finding and its minimized reproducer (the JSON is in the mess
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,15 +43,22 @@ class AssignCheck:
         self.profile, self.stages, self.report_dir = profile, tuple(stages), report_dir
 
     def check(self, assignor: Any, *, promises: str | None = None, stages: Sequence[str] | None = None,
-              seed: int = 0) -> Any:
+              seed: int = 0, classpath: str | Sequence[str] = (), config: Mapping[str, str] | None = None) -> Any:
+        """Run the stages on `assignor` (an object, or a target spec such as "java:CLASS", which also takes a
+        `classpath`, as one os.pathsep-separated string or a list, and a `config` mapping)."""
         from assigncheck.ci.gate import run_gate
         from assigncheck.impl.registry import Declared, load, probe
+        from assigncheck.spec.errors import InputError
         from assigncheck.spec.json_format import load_problem, problem_to_json
         from assigncheck.spec.promises import Promises
         from assigncheck.spec.reproducer import TargetRef
 
         if isinstance(assignor, str):  # a target spec: loaded as the command line loads it
-            target = probe(load(TargetRef(assignor, promises)))
+            jars = tuple(classpath.split(os.pathsep) if isinstance(classpath, str) else classpath)
+            entries = tuple(sorted((config or {}).items()))
+            target = probe(load(TargetRef(assignor, promises, tuple(j for j in jars if j), entries)))
+        elif classpath or config:
+            raise InputError("classpath", "applies to a target spec string such as 'java:CLASS', not an object")
         else:
             target = _as_target(assignor)
             if promises is not None:

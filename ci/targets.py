@@ -23,8 +23,14 @@ def add_target_options(parser: argparse.ArgumentParser, *, required: bool = Fals
     parser.add_argument("--promises", metavar="TEXT", default=None, type=checks.promises,
                         help="what the --target(s) promise, e.g. balance=perfect,fixpoint (outside targets "
                              "promise nothing beyond H1-H8 unless told)")
+    add_java_options(parser)
+
+
+def add_java_options(parser: argparse.ArgumentParser) -> None:
+    """`--classpath` and `--config`, for commands that take a `java:` target."""
     parser.add_argument("--classpath", metavar="JARS", default=None,
-                        help=f"java: targets: jars and directories, separated by {os.pathsep!r}")
+                        help=f"java: targets: jars and directories, separated by {os.pathsep!r} (default: the "
+                             "kafka-clients jar of the [java] extra)")
     parser.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
                         help="java: targets: an assignor configuration entry (repeatable)")
 

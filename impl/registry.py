@@ -37,6 +37,7 @@ TARGET_LOADERS: dict[str, tuple[str, tuple[str, ...]]] = {
     "cmd2": ("targets.command:load_v2", ()),
     "kafka-python": ("targets.python_libs:load", ("kafka-python",)),
     "aiokafka": ("targets.python_libs:load", ("aiokafka",)),
+    "java": ("targets.java:load", ()),
 }
 
 

@@ -22,6 +22,7 @@ def test_wheel_file_list(tmp_path):
                 if "__pycache__" not in p.parts}
     assert packaged == expected  # every subpackage in the tree made it into the wheel
     assert "assigncheck/ci/templates/github-actions.yml" in names
+    assert "assigncheck/impl/targets/java_bridge/AssigncheckBridge.java" in names  # java: targets compile it
     entry_points = zipfile.ZipFile(wheel).read(f"{wheel.name.split('-py3')[0]}.dist-info/entry_points.txt").decode()
     assert "assigncheck = assigncheck.ci.cli:main" in entry_points and "pytest11" in entry_points
 

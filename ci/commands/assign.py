@@ -14,21 +14,28 @@ from assigncheck.spec.json_format import assignment_to_json, dumps, load_problem
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    from assigncheck.ci.targets import add_java_options
+
     parser = subparsers.add_parser("assign", help="run one assignor on a problem file and print its assignment JSON")
     who = parser.add_mutually_exclusive_group(required=True)
     who.add_argument("--assignor", type=checks.nonempty, help=f"a built-in assignor: {', '.join(registry.names())}")
     who.add_argument("--target", type=checks.nonempty,
                      help="a built-in name, package.module:object, or a prefix target (cmd:..., ...)")
     parser.add_argument("problem", help="a problem JSON file, or - for standard input")
+    add_java_options(parser)
     parser.add_argument("--pretty", action="store_true", help="indented JSON instead of one line")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from assigncheck.ci.targets import refs_from_args
     from assigncheck.spec.check import _Failed, protocol_form, run_assignor
     from assigncheck.spec.errors import InputError
 
-    assignor = registry.get(args.assignor) if args.assignor is not None else registry.load_target(args.target)
+    if args.assignor and (args.classpath or args.config):
+        raise InputError("--classpath" if args.classpath else "--config", "applies to --target java:CLASS only")
+    assignor = registry.get(args.assignor) if args.assignor is not None else registry.load(
+        refs_from_args(args.target, None, args.classpath, args.config)[0])
     problem = load_problem(args.problem)
     try:  # the protocol the target speaks, no time budget; a failure is one line, not a traceback
         out = run_assignor(assignor, protocol_form(problem, assignor.promises), budget_s=None)

@@ -14,12 +14,15 @@ from assigncheck.spec.errors import InputError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    from assigncheck.ci.targets import add_java_options
+
     parser = subparsers.add_parser("fuzz", help="fuzz an assignor or a wire decoder; write minimized reproducers")
     parser.add_argument("--target", required=True, type=checks.nonempty,
                         help="a built-in assignor, package.module:object, cmd:..., codec:subscription|assignment|"
                              "sticky|cooperative, or 'all' (every built-in and every decoder, --seconds each)")
     parser.add_argument("--promises", metavar="TEXT", default=None,
                         help="what the target promises, e.g. balance=perfect,fixpoint (default: what it declares)")
+    add_java_options(parser)
     parser.add_argument("--seconds", type=checks.seconds(), default=60.0, help="fuzzing time per target (default 60)")
     parser.add_argument("--jobs", type=checks.int_in(1, checks.MAX_JOBS), default=1,
                         help="parallel libFuzzer processes per target (default 1)")
@@ -57,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
             if target not in CODEC_TARGETS:
                 raise InputError("--target", f"unknown codec target {target!r}; known: {', '.join(CODEC_TARGETS)}")
         else:  # a bad target is one line and exit 2, before any job starts
-            (ref,) = refs_from_args(target, args.promises)
+            (ref,) = refs_from_args(target, args.promises, args.classpath, args.config)
             registry.probe(registry.load(ref))
             targets[k] = ref.key()
     found = 0

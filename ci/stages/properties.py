@@ -68,7 +68,8 @@ def promised_ids(target: Assignor) -> tuple[str, ...]:
     if p.stickiness != "none":
         ids.append(f"stickiness.{p.stickiness}")
     ids += [name for name, on in (("fixpoint", p.fixpoint), ("per_topic_spread", p.per_topic_spread),
-                                  ("racks", p.racks), ("exact", p.exact is not None), ("cooperative.rounds", p.max_rounds is not None),
+                                  ("racks", p.racks), ("exact", p.exact is not None),
+                                  ("cooperative.rounds", p.max_rounds is not None),
                                   ("cooperative.withhold", p.max_rounds is not None and p.eager)) if on]
     return tuple(ids)
 

@@ -1,0 +1,92 @@
+"""`java:CLASS` targets: a Java `ConsumerPartitionAssignor`, unmodified, driven as Kafka's consumers drive it.
+
+`--target java:org.apache.kafka.clients.consumer.CooperativeStickyAssignor [--classpath JARS] [--config k=v]`.
+Our bridge (`java_bridge/*.java`, compiled once into a cache by `java_build`) builds each
+member's Subscription with a member-side instance of the class (onAssignment, then subscriptionUserData), sends
+it through Kafka's wire codec, and has a fresh leader instance assign the group; it speaks `cmd:` protocol 2.
+Without `--classpath`, the kafka-clients jar the `[java]` extra installs is used.
+
+Kafka versions: the bridge needs the `ConsumerPartitionAssignor` API (kafka-clients 2.4 and later, including
+4.x, whose classic consumer still uses it). Subscription's `generationId` (KIP-792) and `rackId` (KIP-881) and
+the wire codec are found by reflection: with a kafka-clients that lacks them, generations reach the assignor
+only through its userData and member racks are not sent, and the answer's `adapted` note says so.
+
+Promises: Kafka's four client assignors are held to what Kafka documents for them (range per-topic balance,
+round-robin perfect balance on equal subscriptions, both equal to the spec's references; sticky local balance
+and a fixpoint; cooperative-sticky the same in at most 2 cooperative rounds), with `claims=real`: their members'
+claims come from a previous assignment, so a problem whose claims no assignment contains (negative indices,
+repeats) is reported apart as unreachable. Any other class promises only H1-H8 unless `--promises` says more;
+one that supports only the cooperative protocol is checked in it, within the 4 rounds Kafka's own test allows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from typing import Any
+
+from assigncheck.spec.errors import InputError, TargetUnavailable
+from assigncheck.spec.promises import Promises
+
+from . import java_build
+from .command import CommandTarget, TargetError
+
+KAFKA = "org.apache.kafka.clients.consumer."
+KAFKA_PROMISES: dict[str, Promises] = {
+    KAFKA + "RangeAssignor": Promises(balance="per-topic", exact="range", claims="real"),
+    KAFKA + "RoundRobinAssignor": Promises(balance="perfect", exact="roundrobin", claims="real"),
+    KAFKA + "StickyAssignor": Promises(balance="local", fixpoint=True, claims="real"),
+    KAFKA + "CooperativeStickyAssignor": Promises(balance="local", fixpoint=True, max_rounds=2, eager=False,
+                                                  claims="real"),
+}
+COOPERATIVE_ONLY_ROUNDS = 4  # Kafka's CooperativeStickyAssignorTest allows 4 rebalances
+READY_S = 120.0  # wall clock for the JVM to start and load the class, on a busy machine
+# One GC thread and no perf-data files: the target shares 2 cores with the checker, and /tmp with everyone.
+JVM_OPTIONS = ("-XX:+UseSerialGC", "-XX:-UsePerfData", "-Xss16m")
+
+
+class JavaTarget(CommandTarget):
+    """The bridge process for one class; `ready` is its self-description (class, name, protocols, kafka)."""
+
+    def __init__(self, class_name: str, classpath: tuple[str, ...] = (),
+                 config: tuple[tuple[str, str], ...] = ()) -> None:
+        if not class_name.replace(".", "").replace("$", "").replace("_", "").isalnum() or class_name[0].isdigit():
+            raise InputError("--target", f"java: needs a fully qualified class name, got {class_name!r}")
+        java, _ = java_build.jdk()
+        jars = java_build.resolve_classpath(classpath, class_name)
+        classes = java_build.compiled(java_build.BRIDGE_SOURCES, jars)
+        argv = [java, *JVM_OPTIONS, "-cp", os.pathsep.join([str(classes), *jars]), java_build.BRIDGE_CLASS, class_name,
+                *(f"{k}={v}" for k, v in config)]
+        self.class_name = class_name
+        self.ready: dict[str, Any] = {}
+        super().__init__(argv, protocol=2, name=f"java:{class_name}")
+        self._start()  # fails now, with one line, if the class cannot run at all
+        self.promises = KAFKA_PROMISES.get(class_name) or self._own_promises()
+
+    def _own_promises(self) -> Promises:
+        if "EAGER" not in self.ready.get("protocols", ["EAGER"]):
+            return Promises(max_rounds=COOPERATIVE_ONLY_ROUNDS, eager=False)
+        return Promises()
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        """Start the JVM and read its first line: ready (the class loaded) or why it cannot run."""
+        proc = super()._start()
+        try:
+            line = self._exchange(b"", READY_S, None)
+        except TargetError as e:
+            raise TargetUnavailable("--target", f"{self.name}: the Java bridge did not start: {e}") from None
+        try:
+            doc = json.loads(line)
+        except ValueError:
+            doc = None
+        if isinstance(doc, dict) and isinstance(doc.get("ready"), dict):
+            self.ready = doc["ready"]
+            return proc
+        self.close()
+        why = doc.get("unavailable") if isinstance(doc, dict) else None
+        raise TargetUnavailable("--target", f"{self.name}: {why or 'unexpected first line ' + repr(line[:200])}")
+
+
+def load(class_name: str, *, classpath: tuple[str, ...] = (), config: tuple[tuple[str, str], ...] = ()) -> JavaTarget:
+    return JavaTarget(class_name, classpath, config)
