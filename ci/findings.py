@@ -32,7 +32,7 @@ from assigncheck.spec.json_format import load_problem, problem_to_json
 from assigncheck.spec.model import AnyProblem
 from assigncheck.spec.promises import Assignor
 from assigncheck.spec.reproducer import Record, record_of, save
-from assigncheck.spec.signature import features, raw_key, signature, signature_id, unreachable
+from assigncheck.spec.signature import features, keeps_its_shape, raw_key, signature, signature_id, unreachable
 from assigncheck.spec.violations import Violation
 
 PER_KEY = 3  # raw candidates kept per raw key: other shapes of the same invariant may be other bugs
@@ -119,12 +119,10 @@ def settle(stage: str, target: Assignor, candidates: Sequence[Candidate], ctx: C
     findings: list[Finding] = []
     seen: set[str] = set()
     for cand in candidates:
-        reachable = not unreachable(cand.problem, target.promises)
+        keeps = keeps_its_shape(cand.problem, target.promises)
 
-        def still_fails(p: AnyProblem, cand: Candidate = cand, reachable: bool = reachable) -> bool:
-            if reachable and unreachable(p, target.promises):
-                return False
-            return any(_same(v, cand.violation) for v in judge(p, cand))
+        def still_fails(p: AnyProblem, cand: Candidate = cand, keeps: Callable[[AnyProblem], bool] = keeps) -> bool:
+            return keeps(p) and any(_same(v, cand.violation) for v in judge(p, cand))
 
         small = cand.problem
         if cand.violation.cause not in NOT_MINIMIZED:
@@ -137,6 +135,9 @@ def settle(stage: str, target: Assignor, candidates: Sequence[Candidate], ctx: C
         if sig in seen:
             continue
         seen.add(sig)
+        adapted = getattr(target, "adapted", "")  # how the target had to express the problem (java:, cmd:)
+        if adapted:
+            violation = replace(violation, message=f"{violation.message} [the target adapted the problem: {adapted}]")
         path = write_reproducer(ctx, stage, target, small, violation, cand.seed, sig, f" ({cand.how})" if cand.how
                                 else "")
         findings.append(Finding.of(stage, target.name, violation, reproducer=path, seed=cand.seed, signature=sig))

@@ -23,7 +23,7 @@ from assigncheck.spec.errors import InputError
 from assigncheck.spec.json_format import dumps, load_json, problem_to_json, write_atomic
 from assigncheck.spec.minimize import minimize
 from assigncheck.spec.reproducer import Record, save
-from assigncheck.spec.signature import signature_id, unreachable
+from assigncheck.spec.signature import keeps_its_shape, signature_id
 from assigncheck.spec.violations import Violation
 
 from .targets import AssignorTarget, Finding
@@ -76,13 +76,10 @@ def record(target: AssignorTarget, finding: Finding, out_dir: str | Path, *, see
         return Recorded(raw_path, new=False)
     _write(target, finding, raw_path, seed)
     v = finding.violation
-    promises = target.assignor.promises
-    reachable = not unreachable(finding.problem, promises)
+    keeps = keeps_its_shape(finding.problem, target.assignor.promises)
 
     def still_fails(p: object) -> bool:
-        if reachable and unreachable(p, promises):  # type: ignore[arg-type]
-            return False
-        return target.reproduces(p, v.invariant, v.cause)  # type: ignore[arg-type]
+        return keeps(p) and target.reproduces(p, v.invariant, v.cause)  # type: ignore[arg-type]
 
     small = finding.problem if v.cause in NOT_MINIMIZED else minimize(finding.problem, still_fails, seconds=minimize_s)
     violation = next((x for x in target.check(small) if x.invariant == v.invariant and x.cause == v.cause), None)

@@ -16,10 +16,11 @@ fail the gate, and a reachable problem is never minimized into an unreachable on
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 
 from .model import AnyProblem, Problem
 from .promises import Promises
-from .shapes import shapes
+from .shapes import JUNK_KINDS, shapes
 from .violations import Violation
 
 # Features that describe every problem one way or the other carry no information about a bug.
@@ -34,6 +35,11 @@ UNREAL_CLAIMS: dict[str, str] = {
     "negative_index": "a claim of a negative partition index",
     "repeated": "a member claiming one partition twice",
 }
+# ... and in a cooperative group, where a member revokes the partitions of topics it left before it rejoins.
+UNREAL_COOPERATIVE_CLAIMS: dict[str, str] = {
+    "unsubscribed_topic": "a cooperative member claiming a partition of a topic it no longer subscribes to",
+}
+JUNK = frozenset(JUNK_KINDS)
 
 
 def features(problem: AnyProblem) -> frozenset[str]:
@@ -67,5 +73,19 @@ def unreachable(problem: AnyProblem, promises: Promises | None = None) -> list[s
     found = shapes(problem)
     reasons = [why for feature, why in UNREACHABLE.items() if feature in found]
     if promises is not None and promises.claims == "real":
-        reasons += [why for feature, why in UNREAL_CLAIMS.items() if feature in found]
+        unreal = {**UNREAL_CLAIMS, **(UNREAL_COOPERATIVE_CLAIMS if problem.protocol == "cooperative" else {})}
+        reasons += [why for feature, why in unreal.items() if feature in found]
     return reasons
+
+
+def keeps_its_shape(original: AnyProblem, promises: Promises | None) -> Callable[[AnyProblem], bool]:
+    """What a minimization step may not change: a problem a real group can produce stays one, and no kind of
+    junk claim appears that the original did not have (cutting a partition count below a claimed index turns
+    a clean problem into an out-of-range one: another bug)."""
+    reachable = not unreachable(original, promises)
+    junk = features(original) & JUNK
+
+    def keeps(candidate: AnyProblem) -> bool:
+        return (features(candidate) & JUNK) <= junk and not (reachable and unreachable(candidate, promises))
+
+    return keeps

@@ -22,6 +22,8 @@ DEFAULT_BUDGET_S = 10.0
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    from assigncheck.ci.targets import add_java_options
+
     parser = subparsers.add_parser("replay", help="rerun a reproducer: exit 1 if its violation reproduces")
     parser.add_argument("file", help="a reproducer written by the gate, `fuzz` or a campaign, or - for standard input")
     parser.add_argument("--target", type=checks.nonempty,
@@ -34,6 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="when it reproduces, shrink the problem while the same violation persists "
                              "(delta debugging, as the fuzzer does) and write the result to OUT")
     parser.add_argument("--json", action="store_true", help="print one JSON line with the verdict")
+    add_java_options(parser)
     parser.set_defaults(run=run)
 
 
@@ -48,6 +51,7 @@ def _say(args: argparse.Namespace, answer: dict[str, Any]) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from assigncheck.ci.targets import refs_from_args
     from assigncheck.fuzz.targets import CodecTarget
     from assigncheck.fuzz.triage import codec_finding
     from assigncheck.spec.json_format import load_json, problem_from_json
@@ -80,6 +84,10 @@ def run(args: argparse.Namespace) -> int:
         ref = TargetRef(args.target, ref.promises)
     if args.promises is not None:
         ref = replace(ref, promises=args.promises)
+    if args.classpath is not None or args.config:
+        (given,) = refs_from_args(ref.spec, ref.promises, args.classpath, args.config)
+        ref = replace(ref, classpath=given.classpath if args.classpath is not None else ref.classpath,
+                      config=given.config or ref.config)
     invariant = record.invariant if record is not None else None
     if invariant == "model.conformance":  # a proofs-stage finding: the Z3 model and the code disagree
         return _say(args, _conformance(ref, problem))
@@ -140,10 +148,14 @@ def _minimize(target: Any, problem: Any, violation: Any, seed: int, budget: floa
     from assigncheck.spec.json_format import load_json, problem_to_json
     from assigncheck.spec.minimize import minimize
     from assigncheck.spec.reproducer import Record, record_of, save
+    from assigncheck.spec.signature import keeps_its_shape
+
+    keeps = keeps_its_shape(problem, target.promises)
 
     def still_fails(candidate: Any) -> bool:
-        return any(v.invariant == violation.invariant and v.cause == violation.cause
-                   for v in check_assignor(target, candidate, seed=seed, budget_s=budget, measure=False)[1].violations)
+        return keeps(candidate) and any(
+            v.invariant == violation.invariant and v.cause == violation.cause
+            for v in check_assignor(target, candidate, seed=seed, budget_s=budget, measure=False)[1].violations)
 
     smaller = minimize(problem, still_fails)
     original = record_of(load_json(source)) if source != "-" else None
