@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,3 +51,35 @@ class Context:
     seed: int = 0
     master: str | None = None
     progress: Callable[[str], None] = field(default=lambda message: None)
+
+
+# ---- Ctrl-C ------------------------------------------------------------------------------------------------
+# CPython ignores an exception raised inside a gc callback (hypothesis installs one), so a KeyboardInterrupt
+# can be lost there; the gate's handler also sets this flag, and the stages' loops check it.
+_INTERRUPTED = threading.Event()
+
+
+def stop_if_interrupted() -> None:
+    """Raise KeyboardInterrupt if Ctrl-C came, even if its first KeyboardInterrupt was swallowed."""
+    if _INTERRUPTED.is_set():
+        raise KeyboardInterrupt
+
+
+@contextmanager
+def ctrl_c_stops() -> Iterator[None]:
+    """While the block runs (main thread), Ctrl-C raises KeyboardInterrupt and is remembered."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_sigint(signum: int, frame: object) -> None:
+        _INTERRUPTED.set()
+        raise KeyboardInterrupt
+
+    _INTERRUPTED.clear()
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        _INTERRUPTED.clear()

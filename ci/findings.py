@@ -25,14 +25,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from assigncheck.ci.context import Context
+from assigncheck.ci.context import Context, stop_if_interrupted
 from assigncheck.ci.results import Finding
 from assigncheck.spec.check import hang_limit
 from assigncheck.spec.json_format import load_problem, problem_to_json
 from assigncheck.spec.model import AnyProblem
 from assigncheck.spec.promises import Assignor
 from assigncheck.spec.reproducer import Record, record_of, save
-from assigncheck.spec.signature import features, keeps_its_shape, raw_key, signature, signature_id, unreachable
+from assigncheck.spec.signature import keeps_its_shape, raw_key, signature, signature_id, telling, unreachable
 from assigncheck.spec.violations import Violation
 
 PER_KEY = 3  # raw candidates kept per raw key: other shapes of the same invariant may be other bugs
@@ -64,8 +64,8 @@ class Collector:
             kept = self.kept.setdefault(key, []) if key in self.kept or len(self.kept) < self.cap else None
             if kept is None or len(kept) >= PER_KEY:
                 continue
-            mine = features(problem)
-            if any(features(c.problem) <= mine for c in kept):
+            mine = telling(problem)
+            if any(telling(c.problem) <= mine for c in kept):
                 continue
             kept.append(Candidate(problem, v, seed, how))
 
@@ -80,6 +80,8 @@ def _same(a: Violation, b: Violation) -> bool:
 def check(target: Assignor, problem: AnyProblem, seed: int, budget_s: float, hang_s: float | None = None
           ) -> list[Violation]:
     from assigncheck.spec.check import check_assignor
+
+    stop_if_interrupted()  # minimization calls this in a loop
 
     return list(check_assignor(target, problem, seed=seed, budget_s=budget_s, hang_s=hang_s,
                                measure=False)[1].violations)

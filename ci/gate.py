@@ -24,7 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from assigncheck.ci.context import PROFILES, Context
+from assigncheck.ci.context import PROFILES, Context, ctrl_c_stops, stop_if_interrupted
 from assigncheck.ci.findings import confirm
 from assigncheck.ci.results import Finding, GateResult, StageResult
 from assigncheck.ci.stages import STAGES
@@ -75,23 +75,29 @@ def run_gate(targets: Sequence[Assignor], profile: str = "quick", report_dir: st
     result = GateResult(profile, tuple(t.name for t in targets), notes=notes, load=load)
     started = time.monotonic()
     try:
-        for stage in stages:
-            run = _stage(stage)
-            if stage == "campaign":  # one Spark campaign covers every target at once
-                ctx.progress(f"campaign: {ctx.profile.campaign_instances} instances × {len(targets)} target(s)")
-                done = _guarded(lambda run=run: run(list(targets), ctx), stage, "all")
-            else:
-                done = []
-                for target in targets:
-                    ctx.progress(f"{stage}: {target.name}")
-                    done += _guarded(lambda run=run, t=target: [run(t, ctx)], stage, target.name)
-            result.stages += [_confirmed(r, targets, ctx) for r in done]
+        with ctrl_c_stops():
+            _run_stages(stages, targets, ctx, result)
         result.seconds = time.monotonic() - started
         _publish(work, root, result)
     except BaseException:  # Ctrl-C or a usage error: the previous reports stay as they were
         shutil.rmtree(work, ignore_errors=True)
         raise
     return result
+
+
+def _run_stages(stages: Sequence[str], targets: Sequence[Assignor], ctx: Context, result: GateResult) -> None:
+    for stage in stages:
+        run = _stage(stage)
+        if stage == "campaign":  # one Spark campaign covers every target at once
+            ctx.progress(f"campaign: {ctx.profile.campaign_instances} instances × {len(targets)} target(s)")
+            done = _guarded(lambda run=run: run(list(targets), ctx), stage, "all")
+        else:
+            done = []
+            for target in targets:
+                stop_if_interrupted()
+                ctx.progress(f"{stage}: {target.name}")
+                done += _guarded(lambda run=run, t=target: [run(t, ctx)], stage, target.name)
+        result.stages += [_confirmed(r, targets, ctx) for r in done]
 
 
 def _confirmed(stage: StageResult, targets: Sequence[Assignor], ctx: Context) -> StageResult:

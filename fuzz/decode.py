@@ -362,58 +362,82 @@ def encode_problem(problem: Problem) -> bytes:
     return _narrow_or_wide(lambda lim: _encode_problem(problem, lim))
 
 
-def _encode_problem(problem: Problem, lim: Limits) -> bytes:
-    sink = ByteSink()
-    names = sorted(problem.topics)
-    index = {t: k for k, t in enumerate(names)}
-    counts = [problem.topics[t] for t in names]
-    header = (problem.protocol == "cooperative") | (WIDE_BITS if lim is WIDE else 0)
-    header |= (problem.partition_racks is not None) << 2 | (problem.lag is not None) << 3
-    sink.int_in(0, 255, header)
-    sink.int_in(0, lim.topics, len(names))
-    for n in counts:
-        sink.int_in(0, lim.partitions, n)
-    rack_names = [m.rack for m in problem.members if m.rack is not None]
-    for per_partition in (problem.partition_racks or {}).values():
-        rack_names.extend(r for racks in per_partition for r in racks)
-    rack_rank = {r: k % len(RACKS) for r, k in _ranks(rack_names).items()}
-    id_rank = _ranks(problem.member_ids)
-    instance_rank = _ranks(m.instance_id for m in problem.members if m.instance_id is not None)
-    gen_rank = _ranks(m.generation for m in problem.members)
-    lowest_gen = -1 if min(gen_rank, default=0) < 0 else 0  # keep "unknown" below every known generation
-    sink.int_in(0, lim.members, len(problem.members))
-    previous = frozenset(names)
-    for m in problem.members:
-        subscription = frozenset(t if t in index else UNKNOWN_TOPIC for t in m.subscription)
-        flags = (subscription == previous) | (m.instance_id is not None) << 1
-        flags |= (m.rack is not None) << 2 | bool(m.owned) << 3
-        sink.int_in(0, 255, flags)
-        sink.int_in(0, lim.ids, id_rank[m.member_id])
-        if subscription != previous:
-            sink.bits([t in subscription for t in [*names, UNKNOWN_TOPIC]])
-            previous = subscription
-        sink.int_in(0, lim.generation, gen_rank[m.generation] + lowest_gen + 1)
-        if m.instance_id is not None:
-            sink.int_in(0, lim.ids, instance_rank[m.instance_id])
-        if m.rack is not None:
-            sink.int_in(0, len(RACKS) - 1, rack_rank[m.rack])
-        if m.owned:
-            _write_runs(sink, lim, m.owned, index, counts)
+@dataclass(frozen=True)
+class _Ranks:
+    """A problem's names and numbers replaced by their order: what the decoder can express."""
+
+    topics: list[str]
+    index: dict[str, int]
+    counts: list[int]
+    rack: dict[object, int]
+    member: dict[object, int]
+    instance: dict[object, int]
+    generation: dict[object, int]
+    lowest_generation: int  # -1 keeps "unknown" below every known generation
+
+    @classmethod
+    def of(cls, problem: Problem) -> _Ranks:
+        names = sorted(problem.topics)
+        rack_names = [m.rack for m in problem.members if m.rack is not None]
+        for per_partition in (problem.partition_racks or {}).values():
+            rack_names.extend(r for racks in per_partition for r in racks)
+        gens = _ranks(m.generation for m in problem.members)
+        return cls(names, {t: k for k, t in enumerate(names)}, [problem.topics[t] for t in names],
+                   {r: k % len(RACKS) for r, k in _ranks(rack_names).items()}, _ranks(problem.member_ids),
+                   _ranks(m.instance_id for m in problem.members if m.instance_id is not None), gens,
+                   -1 if min(gens, default=0) < 0 else 0)
+
+
+def _write_member(sink: ByteSink, lim: Limits, m: Member, ranks: _Ranks, previous: frozenset[str]) -> frozenset[str]:
+    """One member's flags, id, subscription (unless the same as the previous one), generation, instance id,
+    rack and claim runs; returns its subscription (the next member's "previous")."""
+    subscription = frozenset(t if t in ranks.index else UNKNOWN_TOPIC for t in m.subscription)
+    flags = (subscription == previous) | (m.instance_id is not None) << 1
+    flags |= (m.rack is not None) << 2 | bool(m.owned) << 3
+    sink.int_in(0, 255, flags)
+    sink.int_in(0, lim.ids, ranks.member[m.member_id])
+    if subscription != previous:
+        sink.bits([t in subscription for t in [*ranks.topics, UNKNOWN_TOPIC]])
+    sink.int_in(0, lim.generation, ranks.generation[m.generation] + ranks.lowest_generation + 1)
+    if m.instance_id is not None:
+        sink.int_in(0, lim.ids, ranks.instance[m.instance_id])
+    if m.rack is not None:
+        sink.int_in(0, len(RACKS) - 1, ranks.rack[m.rack])
+    if m.owned:
+        _write_runs(sink, lim, m.owned, ranks.index, ranks.counts)
+    return subscription
+
+
+def _write_racks_and_lag(sink: ByteSink, lim: Limits, problem: Problem, ranks: _Ranks) -> None:
     if problem.partition_racks is not None:
-        for t in names:
+        for t in ranks.topics:
             per_partition = problem.partition_racks.get(t, (frozenset(),) * problem.topics[t])
-            masks = [np.bitwise_or.reduce([1 << rack_rank[r] for r in racks] or [0]) for racks in per_partition]
+            masks = [np.bitwise_or.reduce([1 << ranks.rack[r] for r in racks] or [0]) for racks in per_partition]
             sink.array(0, 15, masks)
     if problem.lag is not None:
         sink.int_in(0, 1, int(problem.lag.auto_offset_reset == "earliest"))
-        for t in names:
+        for t in ranks.topics:
             o = problem.lag.offsets[t]
-            begin = np.minimum(o.begin, 3)
             span = np.minimum(o.end - o.begin, lim.lag)
-            commit = np.where(o.committed < 0, 0, np.clip(o.committed - o.begin, 0, span + 1) + 1)
-            sink.array(0, 3, begin)
+            sink.array(0, 3, np.minimum(o.begin, 3))
             sink.array(0, lim.lag, span)
-            sink.array(0, lim.lag + 2, commit)
+            sink.array(0, lim.lag + 2, np.where(o.committed < 0, 0, np.clip(o.committed - o.begin, 0, span + 1) + 1))
+
+
+def _encode_problem(problem: Problem, lim: Limits) -> bytes:
+    sink = ByteSink()
+    ranks = _Ranks.of(problem)
+    header = (problem.protocol == "cooperative") | (WIDE_BITS if lim is WIDE else 0)
+    header |= (problem.partition_racks is not None) << 2 | (problem.lag is not None) << 3
+    sink.int_in(0, 255, header)
+    sink.int_in(0, lim.topics, len(ranks.topics))
+    for n in ranks.counts:
+        sink.int_in(0, lim.partitions, n)
+    sink.int_in(0, lim.members, len(problem.members))
+    previous = frozenset(ranks.topics)
+    for m in problem.members:
+        previous = _write_member(sink, lim, m, ranks, previous)
+    _write_racks_and_lag(sink, lim, problem, ranks)
     return bytes(sink.out)
 
 

@@ -65,7 +65,7 @@ class Job:
             print(f"PROMISES {self.target.assignor.promises.to_text()}", file=sys.stderr, flush=True)
 
     def __call__(self, data: bytes) -> None:
-        from assigncheck.spec.signature import features, raw_key
+        from assigncheck.spec.signature import raw_key, telling
 
         from .targets import AssignorTarget
         from .triage import record, record_codec
@@ -73,11 +73,11 @@ class Job:
         if isinstance(self.target, AssignorTarget):
             for finding in self.target.run(data):
                 known = self.recorded.setdefault(raw_key(finding.violation), [])
-                mine = features(finding.problem)
+                mine = telling(finding.problem)
                 if len(known) >= self.PER_KEY or any(f <= mine for f in known):
                     continue
                 written = record(self.target, finding, self.out, seed=self.seed, minimize_s=self.minimize_s)
-                known.append(features(load_problem_quietly(written.path)) or mine)
+                known.append(telling(load_problem_quietly(written.path)) or mine)
                 print(f"FINDING {'new' if written.new else 'known'} {finding.violation.invariant} {written.path}",
                       file=sys.stderr, flush=True)
             return

@@ -21,46 +21,22 @@ Profiles:
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
+from . import build
+from .build import SeededChooser, add_junk_claim, previous_claims, random_step
 from .errors import InputError
-from .model import Assignment, Client, LagInfo, Member, Problem, StreamsProblem, TopicOffsets, partitions_of
+from .features import JUNK_KINDS
+from .model import Assignment, Member, Problem, StreamsProblem, partitions_of
 from .rounds import next_round
 from .scenario import Scenario, Step, apply_step
-from .shapes import (
-    ABSENT_TOPIC,
-    JUNK_KINDS,
-    RACKS,
-    STREAMS_JUNK_KINDS,
-    T,
-    add_junk_claim,
-    add_streams_junk,
-    deal_least_loaded,
-    random_step,
-)
 
 PROFILES = ("small", "kafka-like", "large", "churn")
-
-
-class _Rng:
-    """`spec.shapes.Chooser` over a seeded `random.Random`."""
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-
-    def pick(self, options: Sequence[T]) -> T:
-        return options[self.rng.randrange(len(options))]
-
-    def integer(self, lo: int, hi: int) -> int:
-        return self.rng.randint(lo, hi)
-
-    def subset(self, options: Sequence[str], min_size: int = 0) -> frozenset[str]:
-        return frozenset(self.rng.sample(list(options), self.rng.randint(min_size, len(options))))
-
-    def coin(self, p: float) -> bool:
-        return self.rng.random() < p
+# The `small` profile: the spec's whole problem space at small sizes, every choice left to the seed.
+SMALL = build.Space(max_members=8, min_partitions=0, equal_subscriptions=None, claims="any", racks=None, lag=None,
+                    absent_topics=None)
 
 
 def _seed_sequence(seed: int, shard: int, k: int) -> np.random.SeedSequence:
@@ -70,92 +46,15 @@ def _seed_sequence(seed: int, shard: int, k: int) -> np.random.SeedSequence:
     return np.random.SeedSequence([int(seed), int(shard), int(k)])
 
 
-def _rng(ss: np.random.SeedSequence) -> _Rng:
+def _rng(ss: np.random.SeedSequence) -> SeededChooser:
     hi, lo = ss.generate_state(2, np.uint64)
-    return _Rng(random.Random((int(hi) << 64) | int(lo)))
-
-
-# ---- claims ---------------------------------------------------------------------------------------------
-
-
-def _previous_claims(
-    r: _Rng, topic_counts: dict[str, int], ids: Sequence[str], subs: Sequence[frozenset[str]], *, balanced: bool
-) -> list[dict[str, list[int]]]:
-    """A plausible previous round's output as claims: balanced (least-loaded deal in a shuffled order)
-    or each partition to a random subscriber or to nobody."""
-    subscribers = {t: [m for m, s in zip(ids, subs) if t in s] for t in sorted(topic_counts)}
-    pairs = [(t, i) for t in sorted(topic_counts) for i in range(topic_counts[t]) if subscribers[t]]
-    if balanced:
-        r.rng.shuffle(pairs)
-        given = deal_least_loaded(pairs, subscribers, ids)
-    else:
-        given = {m: [] for m in ids}
-        for t, i in pairs:
-            owner = r.pick([None] + subscribers[t])
-            if owner is not None:
-                given[owner].append((t, i))
-    claims: list[dict[str, list[int]]] = []
-    for m in ids:
-        mine: dict[str, list[int]] = {}
-        for t, i in given[m]:
-            mine.setdefault(t, []).append(i)
-        claims.append(mine)
-    return claims
-
-
-def _lag(r: _Rng, topic_counts: dict[str, int]) -> LagInfo:
-    offsets = {}
-    for t, n in topic_counts.items():
-        begin = [r.integer(0, 100) for _ in range(n)]
-        end = [b + r.integer(0, 100) for b in begin]
-        committed = [-1 if r.coin(0.3) else r.integer(0, 220) for _ in range(n)]  # anywhere, past end too
-        offsets[t] = TopicOffsets(np.array(begin, dtype=np.int64), np.array(end, dtype=np.int64),
-                                  np.array(committed, dtype=np.int64))
-    return LagInfo(offsets, r.pick(("latest", "earliest")))
+    return SeededChooser(random.Random((int(hi) << 64) | int(lo)))
 
 
 # ---- profiles -------------------------------------------------------------------------------------------
 
 
-def _small(r: _Rng, *, max_members: int = 8) -> Problem:
-    topic_counts = {f"t{i}": 0 if r.coin(0.03) else r.integer(1, 8) for i in range(r.integer(1, 4))}
-    n = r.integer(1, max_members)
-    ids = [f"c{j}" for j in range(n)]
-    pool = sorted(topic_counts) + ([ABSENT_TOPIC] if r.coin(0.2) else [])
-    if r.coin(0.5):
-        subs = [r.subset(pool, 1)] * n
-    else:
-        subs = [r.subset(pool, 0 if r.coin(0.1) else 1) for _ in range(n)]
-    instance_ids: list[str | None] = [None] * n
-    if r.coin(0.3):
-        order = list(range(n))
-        r.rng.shuffle(order)
-        instance_ids = [f"i{order[j]}" if r.coin(0.5) else None for j in range(n)]
-    with_racks = r.coin(0.25)
-    member_racks = [r.pick((None,) + RACKS) if with_racks else None for _ in range(n)]
-    racks = None
-    if with_racks:
-        same = r.subset(RACKS, 1) if r.coin(0.2) else None
-        racks = {t: tuple(same or r.subset(RACKS) for _ in range(c)) for t, c in topic_counts.items()}
-
-    mode = r.pick(("none", "valid", "junk", "junk"))
-    owned = [{} for _ in range(n)] if mode == "none" else _previous_claims(r, topic_counts, ids, subs,
-                                                                           balanced=r.coin(0.5))
-    current = r.integer(1, 5)
-    gens = [r.pick((-1, current, current, r.integer(0, current - 1))) for _ in range(n)]
-    if mode == "junk":
-        for _ in range(r.integer(1, 4)):
-            add_junk_claim(r, r.pick(JUNK_KINDS), owned, gens, subs, topic_counts)
-    members = tuple(
-        Member(ids[j], subs[j], partitions_of(owned[j]), gens[j], instance_ids[j], member_racks[j]) for j in range(n)
-    )
-    return Problem(
-        topic_counts, members, "cooperative" if r.coin(0.4) else "eager", racks,
-        _lag(r, topic_counts) if r.coin(0.2) else None,
-    )
-
-
-def _kafka_like(r: _Rng) -> Problem:
+def _kafka_like(r: SeededChooser) -> Problem:
     if r.coin(0.5):  # testLargeAssignmentWithMultipleConsumersLeavingAndRandomSubscription
         topic_counts = {f"t{i}": r.integer(1, 10) for i in range(40)}
         n, leaving = 200, 50
@@ -168,7 +67,7 @@ def _kafka_like(r: _Rng) -> Problem:
     protocol = r.pick(("eager", "cooperative"))
     if r.coin(0.5):  # the fresh first round
         return Problem(topic_counts, tuple(Member(m, s) for m, s in zip(ids, subs)), protocol)
-    owned = _previous_claims(r, topic_counts, ids, subs, balanced=True)
+    owned = previous_claims(r, topic_counts, ids, subs, balanced=True)
     generation = r.integer(1, 100)
     if leaving:  # 50 random members leave; the rest claim what they had
         stay = sorted(r.rng.sample(range(n), n - leaving))
@@ -186,7 +85,7 @@ def _blocks(g: np.random.Generator, size: int, parts: int) -> list[tuple[int, in
     return list(zip(bounds[:-1], bounds[1:]))
 
 
-def _large(r: _Rng, g: np.random.Generator) -> Problem:
+def _large(r: SeededChooser, g: np.random.Generator) -> Problem:
     n = int(g.integers(1000, 4001))
     n_topics = int(g.choice([1, 10, 50]))
     per_member = int(g.choice([1, 3, 10]))
@@ -229,7 +128,7 @@ def _large(r: _Rng, g: np.random.Generator) -> Problem:
 
 
 def _churn_large(
-    r: _Rng, g: np.random.Generator, members: list[Member], topic_counts: dict[str, int], generation: int
+    r: SeededChooser, g: np.random.Generator, members: list[Member], topic_counts: dict[str, int], generation: int
 ) -> list[Member]:
     """Up to 5% leave, up to 5% join (no claims), up to 1% are stale, and a few carry junk claims."""
     n = len(members)
@@ -253,8 +152,8 @@ def _churn_large(
     return members
 
 
-def _churn(r: _Rng) -> Scenario:
-    first = _small(r, max_members=6)
+def _churn(r: SeededChooser) -> Scenario:
+    first = build.problem(r, replace(SMALL, max_members=6))
     history = [first, next_round(first, Assignment({}))]
     chosen: list[Step] = []
     for _ in range(r.integer(2, 5)):
@@ -275,7 +174,7 @@ def generate(profile: str, seed: int, shard: int, k: int) -> Problem | Scenario:
         return _large(_rng(a), np.random.Generator(np.random.PCG64(b)))
     r = _rng(ss)
     if profile == "small":
-        return _small(r)
+        return build.problem(r, SMALL)
     if profile == "kafka-like":
         return _kafka_like(r)
     return _churn(r)
@@ -284,25 +183,5 @@ def generate(profile: str, seed: int, shard: int, k: int) -> Problem | Scenario:
 def generate_streams(seed: int, shard: int, k: int) -> StreamsProblem:
     """A Streams task problem: 1..10 clients of capacity 1..4, 1..5 sub-topologies of 1..12 tasks,
     previous actives and 0..2 standbys per task, and junk task claims sometimes."""
-    r = _rng(_seed_sequence(seed, shard, k))
-    subtopologies = {f"s{i}": r.integer(1, 12) for i in range(r.integer(1, 5))}
-    n = r.integer(1, 10)
-    active: list[dict[str, list[int]]] = [{} for _ in range(n)]
-    standby: list[dict[str, list[int]]] = [{} for _ in range(n)]
-    if r.coin(0.8):
-        replicas = r.integer(0, 2)
-        for s, count in subtopologies.items():
-            for task in range(count):
-                owner = r.pick([None] + list(range(n))) if r.coin(0.2) else r.integer(0, n - 1)
-                if owner is not None:
-                    active[owner].setdefault(s, []).append(task)
-                others = [c for c in range(n) if c != owner]
-                for c in r.rng.sample(others, min(replicas, len(others))):
-                    standby[c].setdefault(s, []).append(task)
-    if r.coin(0.4):
-        for _ in range(r.integer(1, 4)):
-            add_streams_junk(r, r.pick(STREAMS_JUNK_KINDS), active, standby, subtopologies)
-    clients = tuple(
-        Client(f"c{j}", r.integer(1, 4), partitions_of(active[j]), partitions_of(standby[j])) for j in range(n)
-    )
-    return StreamsProblem(subtopologies, clients)
+    return build.streams_problem(_rng(_seed_sequence(seed, shard, k)), max_clients=10, max_subtopologies=5,
+                                 max_tasks=12, claims="any", max_standbys=2)

@@ -2,7 +2,7 @@
 
 A finding's *signature* is its invariant plus, for a crash, its cause (exception type and raising frame, or how
 a `cmd:` target failed), and for anything else the shape features its minimized problem still has
-(`spec.shapes.shapes`: junk claim kinds, mixed generations, racks, static members, ...). Stages keep going after
+(`spec.features.features`: junk claim kinds, mixed generations, racks, static members, ...). Stages keep going after
 a finding and report one reproducer per distinct signature; minimization keeps the signature's invariant and
 cause, so an NPE and an IllegalStateException never shrink into one crash.
 
@@ -18,9 +18,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 
+from .features import JUNK_KINDS, features
 from .model import AnyProblem, Problem
 from .promises import Promises
-from .shapes import JUNK_KINDS, shapes
 from .violations import Violation
 
 # Features that describe every problem one way or the other carry no information about a bug.
@@ -42,9 +42,9 @@ UNREAL_COOPERATIVE_CLAIMS: dict[str, str] = {
 JUNK = frozenset(JUNK_KINDS)
 
 
-def features(problem: AnyProblem) -> frozenset[str]:
-    """The shape features that tell bugs apart (empty for Streams problems)."""
-    return shapes(problem) - _NEUTRAL if isinstance(problem, Problem) else frozenset()
+def telling(problem: AnyProblem) -> frozenset[str]:
+    """The features that tell bugs apart (empty for Streams problems)."""
+    return features(problem) - _NEUTRAL if isinstance(problem, Problem) else frozenset()
 
 
 def raw_key(violation: Violation) -> str:
@@ -58,7 +58,7 @@ def signature(violation: Violation, problem: AnyProblem) -> str:
     (minimized) problem. Readable, stable across processes."""
     if violation.cause:
         return raw_key(violation)
-    return "|".join([violation.invariant, *sorted(features(problem))])
+    return "|".join([violation.invariant, *sorted(telling(problem))])
 
 
 def signature_id(signature_text: str) -> str:
@@ -70,7 +70,7 @@ def unreachable(problem: AnyProblem, promises: Promises | None = None) -> list[s
     """Why no real group produces `problem` (empty: it is reachable)."""
     if not isinstance(problem, Problem):
         return []
-    found = shapes(problem)
+    found = features(problem)
     reasons = [why for feature, why in UNREACHABLE.items() if feature in found]
     if promises is not None and promises.claims == "real":
         unreal = {**UNREAL_CLAIMS, **(UNREAL_COOPERATIVE_CLAIMS if problem.protocol == "cooperative" else {})}
@@ -83,9 +83,9 @@ def keeps_its_shape(original: AnyProblem, promises: Promises | None) -> Callable
     junk claim appears that the original did not have (cutting a partition count below a claimed index turns
     a clean problem into an out-of-range one: another bug)."""
     reachable = not unreachable(original, promises)
-    junk = features(original) & JUNK
+    junk = telling(original) & JUNK
 
     def keeps(candidate: AnyProblem) -> bool:
-        return (features(candidate) & JUNK) <= junk and not (reachable and unreachable(candidate, promises))
+        return (telling(candidate) & JUNK) <= junk and not (reachable and unreachable(candidate, promises))
 
     return keeps

@@ -12,8 +12,9 @@ that members may subscribe to or claim but that is never in the metadata.
     scenarios(max_steps=3)          a `spec.scenario.Scenario`
     streams_problems()              a Streams task problem
 
-`shapes(problem)` names what a problem exercises (each junk claim kind, racks, static members, ...);
-tests and campaigns use it to show that the generators reach every shape they promise.
+`features(problem)` names what a problem exercises (each junk claim kind, racks, static members, ...);
+tests and campaigns use it to show that the generators reach every feature they promise. The problems
+themselves come from `spec.build`, the one builder the seeded generators share.
 """
 
 from __future__ import annotations
@@ -21,60 +22,47 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-import numpy as np
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from .model import (
-    Assignment,
-    Client,
-    LagInfo,
-    Member,
-    Problem,
-    StreamsProblem,
-    TopicOffsets,
-    partitions_of,
-)
+from . import build
+from .build import T, fitting_step_kinds, random_step
+from .features import ABSENT_TOPIC, JUNK_KINDS, RACKS, STREAMS_JUNK_KINDS, features, streams_features
+from .model import Assignment, LagInfo, Problem, StreamsProblem
 from .rounds import next_round
 from .scenario import STEP_KINDS, Scenario, Step, apply_step
-from .shapes import (
-    ABSENT_TOPIC,
-    JUNK_KINDS,
-    RACKS,
-    STREAMS_JUNK_KINDS,
-    T,
-    add_junk_claim,
-    add_streams_junk,
-    deal_least_loaded,
-    fitting_step_kinds,
-    random_step,
-    shapes,
-    streams_shapes,
-)
 
 __all__ = [
-    "ABSENT_TOPIC", "JUNK_KINDS", "RACKS", "STREAMS_JUNK_KINDS", "lag_infos", "partition_racks",
-    "previous_assignments", "problems", "scenarios", "shapes", "steps", "sticky_rounds", "streams_problems",
-    "streams_shapes", "topics",
+    "ABSENT_TOPIC", "JUNK_KINDS", "RACKS", "STREAMS_JUNK_KINDS", "features", "lag_infos", "partition_racks",
+    "previous_assignments", "problems", "scenarios", "steps", "sticky_rounds", "streams_features",
+    "streams_problems", "topics",
 ]
 
 Claims = Literal["none", "valid", "junk"]
 
 
 class _Draws:
-    """`spec.shapes.Chooser` over hypothesis draws, so shared choices shrink like any other."""
+    """`spec.build.Chooser` over hypothesis draws, so the builder's choices shrink like any other."""
 
     def __init__(self, draw: st.DrawFn) -> None:
         self.draw = draw
 
     def pick(self, options: Sequence[T]) -> T:
-        return self.draw(st.sampled_from(options))
+        return self.draw(st.sampled_from(list(options)))
 
     def integer(self, lo: int, hi: int) -> int:
         return self.draw(st.integers(lo, hi))
 
     def subset(self, options: Sequence[str], min_size: int = 0) -> frozenset[str]:
-        return self.draw(st.frozensets(st.sampled_from(options), min_size=min_size))
+        if not options:
+            return frozenset()
+        return self.draw(st.frozensets(st.sampled_from(list(options)), min_size=min_size))
+
+    def coin(self, p: float = 0.5) -> bool:
+        return self.draw(st.booleans())  # shrinks to False: the simpler problem
+
+    def permutation(self, items: Sequence[T]) -> list[T]:
+        return self.draw(st.permutations(list(items)))
 
 
 def _check(condition: bool, message: str) -> None:
@@ -84,9 +72,6 @@ def _check(condition: bool, message: str) -> None:
 
 def _check_tristate(value: object, name: str) -> None:
     _check(value in (True, False, None), f"{name} must be True, False or None, got {value!r}")
-
-
-# ---- topics and subscriptions ----------------------------------------------------------------------------
 
 
 def topics(
@@ -100,25 +85,6 @@ def topics(
 
 
 @st.composite
-def _subscriptions(
-    draw: st.DrawFn, pool: Sequence[str], n: int, equal: bool | None
-) -> tuple[frozenset[str], ...]:
-    if not pool:
-        return (frozenset(),) * n
-    if equal is None:
-        equal = draw(st.sampled_from((True, False)))
-    if equal:
-        return (draw(st.frozensets(st.sampled_from(pool), min_size=1)),) * n
-    subs = draw(st.lists(st.frozensets(st.sampled_from(pool)), min_size=n, max_size=n))
-    if n >= 2 and len(set(subs)) == 1:  # promised unequal: make the last one differ
-        subs[-1] = subs[-1] ^ {pool[0]}
-    return tuple(subs)
-
-
-# ---- claims ---------------------------------------------------------------------------------------------
-
-
-@st.composite
 def previous_assignments(draw: st.DrawFn, problem: Problem, *, balanced: bool | None = None) -> Assignment:
     """A plausible previous round's output for `problem`'s members, meant to be fed back as claims.
 
@@ -128,62 +94,20 @@ def previous_assignments(draw: st.DrawFn, problem: Problem, *, balanced: bool | 
     owner left, or the partition is new); this shrinks to no claims at all.
     """
     _check_tristate(balanced, "balanced")
-    if balanced is None:
-        balanced = draw(st.sampled_from((False, True)))
-    members = sorted(problem.members, key=lambda m: m.member_id)
-    pairs = [(t, i) for t in problem.subscribed_topics() for i in range(problem.topics[t])]
-    subscribers = {t: [m.member_id for m in members if t in m.subscription] for t in problem.subscribed_topics()}
-    ids = [m.member_id for m in members]
-    if balanced:
-        return Assignment.of(deal_least_loaded(draw(st.permutations(pairs)), subscribers, ids))
-    given: dict[str, list[tuple[str, int]]] = {m: [] for m in ids}
-    for t in problem.subscribed_topics():
-        n = problem.topics[t]
-        for i, owner in enumerate(draw(st.lists(st.sampled_from([None] + subscribers[t]), min_size=n, max_size=n))):
-            if owner is not None:
-                given[owner].append((t, i))
-    return Assignment.of(given)
-
-
-# ---- racks and lag ----------------------------------------------------------------------------------------
+    choose = _Draws(draw)
+    return build.previous_assignment(choose, problem, balanced=choose.coin() if balanced is None else balanced)
 
 
 @st.composite
 def partition_racks(draw: st.DrawFn, topic_counts: dict[str, int]) -> dict[str, tuple[frozenset[str], ...]]:
-    """Replica racks per partition (KIP-881); sometimes every partition has the same rack set, the case
-    in which Kafka turns rack-aware assignment off, and sometimes a topic's racks are not known at all."""
-    if draw(st.booleans()):
-        same = draw(st.frozensets(st.sampled_from(RACKS), min_size=1))
-        out = {t: (same,) * n for t, n in topic_counts.items()}
-    else:
-        racks = st.frozensets(st.sampled_from(RACKS))
-        out = {t: tuple(draw(st.lists(racks, min_size=n, max_size=n))) for t, n in topic_counts.items()}
-    unknown = draw(st.sets(st.sampled_from(sorted(topic_counts)), max_size=1)) if topic_counts else set()
-    return {t: r for t, r in out.items() if t not in unknown}
+    """Replica racks per partition (KIP-881), see `spec.build.partition_racks`."""
+    return build.partition_racks(_Draws(draw), topic_counts)
 
 
 @st.composite
 def lag_infos(draw: st.DrawFn, topic_counts: dict[str, int], *, max_offset: int = 100) -> LagInfo:
     """Offsets per partition: begin <= end, committed absent or anywhere (below begin, past end)."""
-    # (begin, end - begin, committed): committed ranges over [0, 2 * max_offset + 20], so it lands below
-    # begin, inside, and past end.
-    partition = st.tuples(
-        st.integers(0, max_offset),
-        st.integers(0, max_offset),
-        st.one_of(st.none(), st.integers(0, 2 * max_offset + 20)),
-    )
-    offsets = {}
-    for t, n in topic_counts.items():
-        rows = draw(st.lists(partition, min_size=n, max_size=n))
-        offsets[t] = TopicOffsets(
-            np.array([b for b, _, _ in rows], dtype=np.int64).reshape(-1),
-            np.array([b + d for b, d, _ in rows], dtype=np.int64).reshape(-1),
-            np.array([-1 if c is None else c for _, _, c in rows], dtype=np.int64).reshape(-1),
-        )
-    return LagInfo(offsets, draw(st.sampled_from(("latest", "earliest"))))
-
-
-# ---- problems --------------------------------------------------------------------------------------------
+    return build.lag_info(_Draws(draw), topic_counts, max_offset)
 
 
 def problems(
@@ -204,7 +128,7 @@ def problems(
     absent_topics: bool = True,
     co_partitioned: bool = False,
 ) -> st.SearchStrategy[Problem]:
-    """Consumer problems (`min_partitions_per_topic=0` allows empty topics).
+    """Consumer problems (`min_partitions_per_topic=0` allows empty topics); see `spec.build.Space`.
 
     - equal_subscriptions: True (one shared set), False (independent sets, at least two differ when
       there are two members), None (either).
@@ -220,72 +144,18 @@ def problems(
       allows), the shape KIP-881's rack-aware range assigns partition by partition across topics.
     """
     _check(0 <= min_members <= max_members, "need 0 <= min_members <= max_members")
+    _check(0 <= min_topics <= max_topics, "need 0 <= min_topics <= max_topics")
+    _check(0 <= min_partitions_per_topic <= max_partitions_per_topic,
+           "need 0 <= min_partitions_per_topic <= max_partitions_per_topic")
     _check(claims in ("none", "valid", "junk"), f"claims must be 'none', 'valid' or 'junk', got {claims!r}")
     _check(protocol in (None, "eager", "cooperative"), f"protocol must be eager, cooperative or None, got {protocol!r}")
     for name, value in (("equal_subscriptions", equal_subscriptions), ("racks", racks), ("lag", lag)):
         _check_tristate(value, name)
-    return _problems(
-        min_members, max_members, min_topics, max_topics, min_partitions_per_topic, max_partitions_per_topic,
-        equal_subscriptions, claims, generations, racks, static_members, protocol, lag, absent_topics,
-        co_partitioned,
-    )
-
-
-@st.composite
-def _problems(
-    draw: st.DrawFn, min_members: int, max_members: int, min_topics: int, max_topics: int, min_partitions: int,
-    max_partitions: int, equal: bool | None, claims: Claims, generations: bool, racks: bool | None,
-    static_members: bool, protocol: str | None, lag: bool | None, absent_topics: bool, co_partitioned: bool,
-) -> Problem:
-    topic_counts = draw(topics(
-        min_topics=max(min_topics, min(2, max_topics)) if co_partitioned else min_topics, max_topics=max_topics,
-        min_partitions=min_partitions, max_partitions=max_partitions,
-    ))
-    if co_partitioned:
-        topic_counts = dict.fromkeys(topic_counts, next(iter(topic_counts.values()), 0))
-    n = draw(st.integers(min_members, max_members))
-    ids = [f"c{i}" for i in range(n)]
-    pool = sorted(topic_counts) + ([ABSENT_TOPIC] if absent_topics else [])
-    subs = draw(_subscriptions(pool, n, equal))
-
-    instance_ids: list[str | None] = [None] * n
-    if static_members and n:
-        order = draw(st.permutations(range(n)))
-        static = draw(st.lists(st.booleans(), min_size=n, max_size=n))
-        instance_ids = [f"i{order[j]}" if static[j] else None for j in range(n)]
-    with_racks = draw(st.booleans()) if racks is None else racks
-    member_racks = [None] * n
-    if with_racks:
-        member_racks = draw(st.lists(st.sampled_from((None,) + RACKS), min_size=n, max_size=n))
-
-    skeleton = Problem(topic_counts, tuple(Member(m, s) for m, s in zip(ids, subs)))
-    owned: list[dict[str, list[int]]] = [{} for _ in range(n)]
-    if claims != "none" and n:
-        previous = draw(previous_assignments(skeleton))
-        owned = [{t: arr.tolist() for t, arr in previous.get(m).items()} for m in ids]
-    gens = [-1] * n
-    if generations:
-        current = draw(st.integers(1, 5))
-        # unknown (-1) first so that it shrinks there, then the current generation, then an older one
-        age = st.one_of(st.just(-1), st.just(current), st.integers(0, current - 1))
-        gens = draw(st.lists(age, min_size=n, max_size=n))
-    if claims == "junk" and n:
-        choose = _Draws(draw)
-        for _ in range(draw(st.integers(0, 4))):
-            kind = draw(st.sampled_from(JUNK_KINDS))
-            add_junk_claim(choose, kind, owned, gens, subs, topic_counts, generations=generations)
-
-    members = tuple(
-        Member(ids[j], subs[j], partitions_of(owned[j]), gens[j], instance_ids[j], member_racks[j]) for j in range(n)
-    )
-    with_lag = draw(st.booleans()) if lag is None else lag
-    return Problem(
-        topics=topic_counts,
-        members=members,
-        protocol=draw(st.sampled_from(("eager", "cooperative"))) if protocol is None else protocol,
-        partition_racks=draw(partition_racks(topic_counts)) if with_racks else None,
-        lag=draw(lag_infos(topic_counts)) if with_lag else None,
-    )
+    space = build.Space(min_members, max_members, min_topics, max_topics, min_partitions_per_topic,
+                        max_partitions_per_topic, equal_subscriptions=equal_subscriptions, claims=claims,
+                        generations=generations, racks=racks, static_members=static_members, protocol=protocol,
+                        lag=lag, absent_topics=absent_topics, co_partitioned=co_partitioned)
+    return st.composite(lambda draw: build.problem(_Draws(draw), space))()
 
 
 # ---- membership changes -----------------------------------------------------------------------------------
@@ -293,7 +163,7 @@ def _problems(
 
 @st.composite
 def steps(draw: st.DrawFn, problem: Problem, history: Sequence[Problem], *, kinds: Sequence[str] = STEP_KINDS) -> Step:
-    """One membership or metadata change that fits `problem` (see `spec.shapes.random_step`)."""
+    """One membership or metadata change that fits `problem` (see `spec.build.random_step`)."""
     _check(bool(fitting_step_kinds(problem, history, kinds)), f"no step of kinds {list(kinds)} fits this problem")
     return random_step(_Draws(draw), problem, history, kinds)
 
@@ -365,34 +235,6 @@ def streams_problems(
     _check(1 <= min_clients <= max_clients, "need 1 <= min_clients <= max_clients")
     _check(max_capacity >= 1, "max_capacity must be at least 1")
     _check(claims in ("none", "valid", "junk"), f"claims must be 'none', 'valid' or 'junk', got {claims!r}")
-    return _streams_problems(min_clients, max_clients, max_subtopologies, max_tasks_per_subtopology, max_capacity,
-                             claims)
-
-
-@st.composite
-def _streams_problems(
-    draw: st.DrawFn, min_clients: int, max_clients: int, max_subtopologies: int, max_tasks: int,
-    max_capacity: int, claims: Claims,
-) -> StreamsProblem:
-    counts = draw(st.lists(st.integers(1, max_tasks), min_size=1, max_size=max_subtopologies))
-    subtopologies = {f"s{i}": n for i, n in enumerate(counts)}
-    n = draw(st.integers(min_clients, max_clients))
-    capacities = [draw(st.integers(1, max_capacity)) for _ in range(n)]
-    active: list[dict[str, list[int]]] = [{} for _ in range(n)]
-    standby: list[dict[str, list[int]]] = [{} for _ in range(n)]
-    if claims != "none":
-        for s, count in subtopologies.items():
-            for task in range(count):
-                owner = draw(st.sampled_from((None,) + tuple(range(n))))
-                if owner is not None:
-                    active[owner].setdefault(s, []).append(task)
-                backup = draw(st.sampled_from((None,) + tuple(c for c in range(n) if c != owner)))
-                if backup is not None:
-                    standby[backup].setdefault(s, []).append(task)
-    if claims == "junk":
-        for _ in range(draw(st.integers(0, 4))):
-            add_streams_junk(_Draws(draw), draw(st.sampled_from(STREAMS_JUNK_KINDS)), active, standby, subtopologies)
-    clients = tuple(
-        Client(f"c{j}", capacities[j], partitions_of(active[j]), partitions_of(standby[j])) for j in range(n)
-    )
-    return StreamsProblem(subtopologies, clients)
+    return st.composite(lambda draw: build.streams_problem(
+        _Draws(draw), min_clients=min_clients, max_clients=max_clients, max_subtopologies=max_subtopologies,
+        max_tasks=max_tasks_per_subtopology, max_capacity=max_capacity, claims=claims))()

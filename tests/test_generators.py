@@ -9,11 +9,11 @@ from collections import Counter
 import pytest
 
 from assigncheck.spec.errors import InputError
+from assigncheck.spec.features import JUNK_KINDS, STREAMS_JUNK_KINDS, features, streams_features
 from assigncheck.spec.generators import PROFILES, generate, generate_streams
 from assigncheck.spec.json_format import dumps, problem_from_json, problem_to_json
 from assigncheck.spec.model import Problem, count_of, iter_pairs
 from assigncheck.spec.scenario import Scenario, scenario_from_json, scenario_to_json, validate_scenario
-from assigncheck.spec.shapes import JUNK_KINDS, STREAMS_JUNK_KINDS, shapes, streams_shapes
 
 
 def text(x):
@@ -48,7 +48,7 @@ def test_small_profile_bounds_and_shapes_over_ten_thousand_instances():
         p = generate("small", 11, 0, k)
         assert 1 <= len(p.members) <= 8 and len(p.topics) <= 4 and p.partition_count <= 32
         if k % 10 == 0:
-            seen.update(shapes(p))
+            seen.update(features(p))
     expected = set(JUNK_KINDS) | {"mixed_generations", "unknown_generation", "racks", "member_racks", "static",
                                   "cooperative", "lag", "equal_subscriptions", "unequal_subscriptions",
                                   "absent_subscribed_topic"}
@@ -114,7 +114,7 @@ def test_streams_generator():
         assert text(p) == text(generate_streams(1, 0, k))
         assert 1 <= len(p.clients) <= 10 and all(1 <= c.capacity <= 4 for c in p.clients)
         assert all(1 <= n <= 12 for n in p.subtopologies.values())
-        seen |= streams_shapes(p)
+        seen |= streams_features(p)
     assert set(STREAMS_JUNK_KINDS) | {"standby", "capacity_over_1"} <= seen
 
 

@@ -103,7 +103,7 @@ def test_a_member_that_left_rejoins_with_stale_claims_kafka_7026():
     assert c1.generation == 1 and c1.subscription == {"t0"}
     assert sorted(iter_pairs(c1.owned)) == sorted(rounds[0][1].pairs("c1"))
     # Its stale claims clash with the newer owners' claims at generation 2.
-    assert "double_claim_other_generation" in S.shapes(last)
+    assert "double_claim_other_generation" in S.features(last)
 
 
 def test_cooperative_rebalance_runs_rounds_until_nothing_is_withheld():

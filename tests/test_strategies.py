@@ -42,7 +42,7 @@ def test_problems_roundtrip_through_json(p):
 
 
 def test_problems_reach_every_shape():
-    seen = collect(S.problems(racks=None, lag=None), 200, S.shapes)
+    seen = collect(S.problems(racks=None, lag=None), 200, S.features)
     expected = set(S.JUNK_KINDS) | {
         "unknown_generation", "mixed_generations", "equal_subscriptions", "unequal_subscriptions",
         "absent_subscribed_topic", "static", "member_racks", "racks", "cooperative", "lag", "lag_no_commit",
@@ -54,7 +54,7 @@ def test_problems_reach_every_shape():
 @QUICK
 @given(S.problems(claims="valid", equal_subscriptions=True, protocol="cooperative", generations=False))
 def test_valid_claims_are_all_valid_and_options_hold(p):
-    assert not (S.shapes(p) & set(S.JUNK_KINDS))
+    assert not (S.features(p) & set(S.JUNK_KINDS))
     valid = valid_owned(p)
     for m in p.members:  # nothing dropped by valid_owned: every raw claim counts
         assert sorted(iter_pairs(m.owned)) == sorted(iter_pairs(valid[m.member_id]))
@@ -134,7 +134,7 @@ def test_sticky_rounds_reach_every_step_kind():
             out.add("join")
         if 1 in gens:
             out.add("rejoin_stale")
-            if "double_claim_other_generation" in S.shapes(p):
+            if "double_claim_other_generation" in S.features(p):
                 out.add("clash")
         return out
 
@@ -165,11 +165,11 @@ def test_streams_problems_roundtrip(p):
 
 def test_streams_problems_reach_every_junk_kind_and_valid_has_none():
     assert set(S.STREAMS_JUNK_KINDS) | {"standby", "capacity_over_1"} <= collect(
-        S.streams_problems(), 150, S.streams_shapes)
-    assert not collect(S.streams_problems(claims="valid"), 100, S.streams_shapes) & set(S.STREAMS_JUNK_KINDS)
+        S.streams_problems(), 150, S.streams_features)
+    assert not collect(S.streams_problems(claims="valid"), 100, S.streams_features) & set(S.STREAMS_JUNK_KINDS)
 
 
-def test_shapes_recognises_a_hand_written_problem():
+def test_features_are_recognised_in_a_hand_written_problem():
     doc = {
         "format": 1, "topics": {"t0": 2, "t1": 1},
         "members": [
@@ -177,7 +177,7 @@ def test_shapes_recognises_a_hand_written_problem():
             {"id": "b", "subscription": ["t0"], "owned": {"t0": [0]}, "generation": 2},
         ],
     }
-    got = S.shapes(problem_from_json(doc))
+    got = S.features(problem_from_json(doc))
     assert set(S.JUNK_KINDS) - {"double_claim_other_generation"} <= got
     assert "double_claim_other_generation" not in got and "unknown_generation" not in got
     assert np.array_equal(problem_from_json(doc).members[0].owned["t0"], [0, 0, 5, -1])

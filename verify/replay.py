@@ -6,12 +6,12 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from assigncheck.impl import registry
 from assigncheck.spec.check import check_assignor, run_assignor
-from assigncheck.spec.model import Assignment, Member, Problem
+from assigncheck.spec.model import Assignment, Problem
 from assigncheck.spec.promises import Assignor
 from assigncheck.spec.violations import Violation
 
@@ -77,52 +77,32 @@ class Conformance:
 
 
 def sample_problems(model: Model, bound: Bound, seed: int = 0) -> Iterator[Problem]:
-    """Endless seeded random problems inside `bound` that `model` covers (no racks, no lag): members listed
-    in a random order under random ids (and, for `sort_key` models, some static); claims either left free,
-    held once or disputed by two members, or every partition held by one of the first few members (a
-    previous round, newcomers holding nothing), at random generations; and now and then junk the model
-    drops (a claim of a gone topic the member still subscribes to, an index past the end, an unsubscribed
-    topic)."""
+    """Endless seeded random problems inside `bound` that `model` covers (`spec.build`'s problems with no racks
+    and no lag, the model's protocol, equal subscriptions where it needs them, static members for `sort_key`
+    models), each with a partition vector of the bound, and members listed in a random order under random ids
+    so that the code's own ordering is exercised."""
+    from assigncheck.spec.build import SeededChooser, Space, problem
+
     rng = random.Random(seed)
+    choose = SeededChooser(rng)
     vectors = list(topic_vectors(bound.partitions, bound.topics))
-    gens = [-1, *range(1, bound.generations + 1)]
     while True:
-        n = rng.randint(1, bound.members)
-        vector = rng.choice(vectors)
-        topics = {f"t{t}": count for t, count in enumerate(vector)}
-        names = list(topics)
-        ids = rng.sample([f"c{k}" for k in range(2 * bound.members)], n)
-        statics = rng.sample([f"i{k}" for k in range(n)], n)
-        subs = [set(names) if model.equal_subscriptions else {t for t in names if rng.random() < 0.7}
-                for _ in range(n)]
-        owned: list[list[tuple[str, int]]] = [[] for _ in range(n)]
-        holders = rng.randint(1, n)  # half the time a previous round's owners and newcomers holding nothing
-        previous = rng.random() < 0.5
-        for t, count in topics.items():
-            for i in range(count):
-                claimants = [rng.randrange(holders)] if previous else \
-                    rng.sample(range(n), min(n, rng.choice((0, 0, 1, 1, 1, 2))))
-                for m in claimants:
-                    owned[m].append((t, i))
-        # a gone topic: with equal subscriptions everyone still subscribes to it, else one member
-        gone = (rng.random() < 0.2) if model.equal_subscriptions else None
-        for m in range(n):
-            junk = rng.random()
-            if gone or gone is None and junk < 0.1:
-                subs[m].add("gone")
-            if junk < 0.1 and gone is not False:
-                owned[m].append(("gone", rng.randint(0, 1)))
-            elif junk < 0.2:
-                t = rng.choice(names)
-                owned[m].append((t, topics[t]))
-        members = tuple(
-            Member(ids[m], frozenset(subs[m]), owned[m], rng.choice(gens),
-                   statics[m] if model.member_order == "sort_key" and rng.random() < 0.3 else None)
-            for m in range(n)
-        )
-        problem = Problem(topics, members, protocol=model.protocol)  # type: ignore[arg-type]
-        if any(problem.topics[t] for m in members for t in m.subscription if t in problem.topics):
-            yield problem
+        space = Space(max_members=bound.members, partition_counts=rng.choice(vectors),
+                      equal_subscriptions=True if model.equal_subscriptions else None, claims="any",
+                      max_generation=max(1, bound.generations), racks=False, lag=False,
+                      static_members=model.member_order == "sort_key", protocol=model.protocol,  # type: ignore[arg-type]
+                      absent_topics=None)
+        drawn = problem(choose, space)
+        if any(drawn.topics.get(t) for m in drawn.members for t in m.subscription):
+            yield _relabel(drawn, rng, 2 * bound.members)
+
+
+def _relabel(problem: Problem, rng: random.Random, ids: int) -> Problem:
+    """The same problem with its members under random ids (from c0..c<ids-1>), listed in a random order."""
+    names = rng.sample([f"c{k}" for k in range(ids)], len(problem.members))
+    members = [replace(m, member_id=name) for m, name in zip(problem.members, names)]
+    rng.shuffle(members)
+    return problem.replace(members=tuple(members))
 
 
 def conformance(model: Model, assignor: Assignor, bound: Bound, *, seconds: float, seed: int = 0,

@@ -51,11 +51,10 @@ def _say(args: argparse.Namespace, answer: dict[str, Any]) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from assigncheck.ci.targets import refs_from_args
     from assigncheck.fuzz.targets import CodecTarget
     from assigncheck.fuzz.triage import codec_finding
     from assigncheck.spec.json_format import load_json, problem_from_json
-    from assigncheck.spec.reproducer import TargetRef, record_of
+    from assigncheck.spec.reproducer import record_of
 
     if args.minimize is not None:
         checks.output_file(args.minimize, "--minimize")  # before the replay, not after the shrinking
@@ -79,15 +78,7 @@ def run(args: argparse.Namespace) -> int:
     if record is None and not args.target:
         raise InputError("--target", f"{where} is a problem file that names no target (not a reproducer); "
                                      "pass --target")
-    ref = record.target if record is not None else TargetRef(args.target)
-    if args.target:  # another target, held to the promises the finding was about
-        ref = TargetRef(args.target, ref.promises)
-    if args.promises is not None:
-        ref = replace(ref, promises=args.promises)
-    if args.classpath is not None or args.config:
-        (given,) = refs_from_args(ref.spec, ref.promises, args.classpath, args.config)
-        ref = replace(ref, classpath=given.classpath if args.classpath is not None else ref.classpath,
-                      config=given.config or ref.config)
+    ref = _target_ref(args, record)
     invariant = record.invariant if record is not None else None
     if invariant == "model.conformance":  # a proofs-stage finding: the Z3 model and the code disagree
         return _say(args, _conformance(ref, problem))
@@ -97,6 +88,23 @@ def run(args: argparse.Namespace) -> int:
     hang = record.hang_s if record is not None and args.budget is None else None
     note = doc.get("note", "") if isinstance(doc.get("note", ""), str) else ""
     return _say(args, _replay(args, ref, problem, invariant, budget, hang, seed, note))
+
+
+def _target_ref(args: argparse.Namespace, record: Any) -> Any:
+    """The file's target, or the flags' (held to the promises the finding was about unless told otherwise)."""
+    from assigncheck.ci.targets import refs_from_args
+    from assigncheck.spec.reproducer import TargetRef
+
+    ref = record.target if record is not None else TargetRef(args.target)
+    if args.target:
+        ref = TargetRef(args.target, ref.promises)
+    if args.promises is not None:
+        ref = replace(ref, promises=args.promises)
+    if args.classpath is not None or args.config:
+        (given,) = refs_from_args(ref.spec, ref.promises, args.classpath, args.config)
+        ref = replace(ref, classpath=given.classpath if args.classpath is not None else ref.classpath,
+                      config=given.config or ref.config)
+    return ref
 
 
 def _replay(args: argparse.Namespace, ref: Any, problem: Any, invariant: str | None, budget: float,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from assigncheck.ci.context import HANGS_IN_A_ROW, Context
+from assigncheck.ci.context import HANGS_IN_A_ROW, Context, stop_if_interrupted
 from assigncheck.ci.findings import Candidate, Collector, settle, write_reproducer
 from assigncheck.ci.results import Finding, StageResult, Work
 from assigncheck.spec.promises import Assignor, problem_kind
@@ -111,6 +111,7 @@ def _exhaust(target: Assignor, ctx: Context) -> StageResult:
     deadline, checked, hangs, complete = time.monotonic() + seconds, 0, 0, True
     for problem in problems(bound, protocol, equal_subscriptions=target.promises.equal_subscriptions_only,
                             gone=True, spread=True, seed=ctx.seed):
+        stop_if_interrupted()
         if time.monotonic() > deadline or checked >= ctx.profile.exhaustive_problems:
             complete = False
             break

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from assigncheck.ci.context import HANGS_IN_A_ROW, Context
+from assigncheck.ci.context import HANGS_IN_A_ROW, Context, stop_if_interrupted
 from assigncheck.ci.findings import Collector, settle
 from assigncheck.ci.results import Finding, StageResult, Work
 from assigncheck.spec.promises import Assignor, problem_kind
@@ -90,6 +90,7 @@ def run(target: Assignor, ctx: Context) -> StageResult:
               suppress_health_check=list(HealthCheck))
     @given(strategy_for(target))
     def holds(problem: Any) -> None:
+        stop_if_interrupted()
         if time.monotonic() > deadline:
             raise _Stop
         state["examples"] += 1
