@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import gc
+import os
+import subprocess
+import sys
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from functools import partial
 from typing import Any
@@ -38,6 +42,20 @@ def best_time(fn: Callable[[], Any], repeat: int = 3) -> tuple[float, Any]:
         result = call()
         best = min(best, time.process_time() - t0)
     return best, result
+
+
+@contextmanager
+def busy_cores(factor: int = 2, most_s: float = 1800) -> Iterator[None]:
+    """Every core kept busy by other processes (load >= factor x cores), as on a shared CI runner. Each spinner
+    also stops by itself after `most_s`, should this process die before it can stop them."""
+    spin = f"import time\nend = time.monotonic() + {most_s}\nwhile time.monotonic() < end: pass"
+    spinners = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(factor * (os.cpu_count() or 1))]
+    try:
+        yield
+    finally:
+        for p in spinners:
+            p.kill()
+            p.wait()
 
 
 def peak_mib(fn: Callable[[], Any]) -> float:

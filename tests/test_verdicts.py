@@ -5,12 +5,10 @@ a flaky target is an H8 finding, not an error; the gate keeps no state between r
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -20,23 +18,10 @@ from assigncheck.ci.context import PROFILES, Profile
 from assigncheck.ci.gate import WORK_PREFIX, run_gate
 from assigncheck.impl.registry import load, probe
 from assigncheck.spec.reproducer import TargetRef, record_of
+from benchmarks.harness import busy_cores
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVE = f"cmd:{sys.executable} {ROOT / 'tests' / 'fixtures' / 'reference_target.py'}"
-
-
-@contextmanager
-def busy_cores(factor: int = 2, most_s: float = 1800):
-    """Every core kept busy by other processes (load >= factor x cores), as on a shared CI runner. Each spinner
-    also stops by itself after `most_s`, should this process die before it can stop them."""
-    spin = f"import time\nend = time.monotonic() + {most_s}\nwhile time.monotonic() < end: pass"
-    spinners = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(factor * (os.cpu_count() or 1))]
-    try:
-        yield
-    finally:
-        for p in spinners:
-            p.kill()
-            p.wait()
 
 
 def _gate(targets, tmp_path, stages, profile="quick"):
