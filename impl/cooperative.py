@@ -13,8 +13,8 @@ from dataclasses import replace
 import numpy as np
 
 from assigncheck.spec.model import AnyProblem, Assignment, Problem, TopicTable
+from assigncheck.spec.partition_rows import Layout, Rows, assigned_rows, claimed_rows, layout, valid_rows
 from assigncheck.spec.promises import Assignor, Promises
-from assigncheck.spec.rows import Layout, Rows, assigned_rows, claimed_rows, layout, valid_rows
 
 from . import registry
 from .constrained import CONSTRAINED_PROMISES
@@ -39,7 +39,7 @@ def withhold(problem: Problem, eager: Assignment) -> Assignment:
 
     Valid, not raw, ownership of `b` decides: a stale claim (KAFKA-14639) or a same-generation double claim
     (KAFKA-12984) does not make `b` the current consumer, so the real one must revoke first. Whole-group rows
-    (`spec.rows`): one key per (member, partition), no loop over members."""
+    (`spec.partition_rows`): one key per (member, partition), no loop over members."""
     if not any(m.owned.count for m in problem.members):
         return eager  # nobody claims anything: nothing to wait for
     lay, n = layout(problem), len(problem.members)

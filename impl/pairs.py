@@ -17,8 +17,8 @@ import numpy as np
 
 from assigncheck.spec.model import Problem, TopicTable
 from assigncheck.spec.ownership import valid_claims
+from assigncheck.spec.partition_rows import layout
 from assigncheck.spec.racks import member_rack, rack_aware, rack_layout
-from assigncheck.spec.rows import layout
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import numpy as np
 from .invariants import CAP, and_more
 from .model import Assignment, Problem
 from .oracle_cache import optimal_sum_squares
-from .rows import assigned_rows, layout, member_counts, topic_counts
+from .partition_rows import assigned_rows, layout, member_counts, topic_counts
 from .violations import Violation
 
 

@@ -2,7 +2,7 @@
 
 Each returns at most one `Violation` (H1: one for missing members, one for unknown ones) that counts
 every offence and names the first `CAP` offending partitions and their members, so a report stays
-small on a 1 M-partition problem. The work is numpy over `spec.rows`: Python loops run over
+small on a 1 M-partition problem. The work is numpy over `spec.partition_rows`: Python loops run over
 (member, topic) arrays at most, and over partitions only for the offenders a message names.
 H7 (no crash, budget) and H8 (determinism) need the assignor itself: see `spec.check.check_assignor`.
 """
@@ -14,7 +14,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .model import Assignment, Problem, TopicPartition
-from .rows import (
+from .partition_rows import (
     Layout,
     Rows,
     assigned_count_per_partition,

@@ -26,8 +26,8 @@ from ortools.graph.python import max_flow, min_cost_flow
 from .errors import InputError
 from .model import Assignment, Problem
 from .ownership import valid_owned
+from .partition_rows import layout, valid_rows
 from .racks import rack_aware, rack_layout
-from .rows import layout, valid_rows
 
 MAX_RETAINED_BALANCES = ("none", "perfect", "optimal")
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from .model import Assignment, Problem
 from .oracle_cache import min_mismatches
-from .rows import assigned_rows, layout
+from .partition_rows import assigned_rows, layout
 from .violations import Violation
 
 
@@ -35,8 +35,8 @@ def member_rack(rack: str | None) -> str | None:
 
 @dataclass(frozen=True)
 class RackLayout:
-    """Per global partition id (`spec.rows.layout` numbering): its rack-set id; per member (problem order): its
-    rack id (-1: none); `match[s, r]`: rack set s contains rack r."""
+    """Per global partition id (`spec.partition_rows.layout` numbering): its rack-set id; per member (problem
+    order): its rack id (-1: none); `match[s, r]`: rack set s contains rack r."""
 
     aware: bool
     partition_set: np.ndarray

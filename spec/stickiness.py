@@ -13,8 +13,8 @@ import numpy as np
 from .invariants import CAP, and_more
 from .model import Assignment, Problem
 from .oracle_cache import max_retained as oracle_max_retained
+from .partition_rows import assigned_rows, last_call_cache, layout, topic_counts, unassigned, valid_rows
 from .racks import member_rack, rack_aware
-from .rows import assigned_rows, last_call_cache, layout, topic_counts, unassigned, valid_rows
 from .violations import Violation
 
 

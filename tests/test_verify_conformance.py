@@ -7,7 +7,7 @@ import pytest
 from assigncheck.impl import registry
 from assigncheck.spec.generators import generate
 from assigncheck.spec.model import Member, Problem
-from assigncheck.verify.instances import evaluate
+from assigncheck.verify.model_problems import evaluate
 from assigncheck.verify.models import MODELS
 
 PROBLEMS = 120  # the slow test below runs 500

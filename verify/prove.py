@@ -40,7 +40,7 @@ from assigncheck.spec.errors import InputError
 from assigncheck.spec.json_format import problem_from_json
 from assigncheck.spec.model import Problem
 
-from .instances import problem_from_model
+from .model_problems import problem_from_model
 from .models.base import Model
 from .models.encoding import Inputs, Shape, symbolic, topic_vectors
 from .models.facts import bitblast_solver, prove_fact

@@ -52,7 +52,7 @@ def model_violations(model: Model, problem: Problem) -> list[Violation]:
     which checks the Z3 property encodings against `spec.check` (fixpoint and rounds are not output checks)."""
     from assigncheck.spec.check import check_assignment
 
-    from .instances import evaluate
+    from .model_problems import evaluate
 
     report = check_assignment(problem, evaluate(model, problem), registry.get(model.assignor).promises)
     return list(report.violations)
@@ -110,7 +110,7 @@ def conformance(model: Model, assignor: Assignor, bound: Bound, *, seconds: floa
     """Evaluate the model and run the real assignor on sampled problems of `bound` until they differ, `limit`
     problems agreed or `seconds` passed (but not before `at_least` problems, so a loaded machine still checks
     the same first problems): a proof about the model covers the code only where they agree."""
-    from .instances import evaluate
+    from .model_problems import evaluate
 
     result = Conformance()
     deadline = time.monotonic() + seconds
@@ -134,7 +134,7 @@ def disagrees(model: Model, assignor: Assignor, problem: Problem) -> bool:
     """Whether the model and the code differ on `problem` (False outside the model's domain)."""
     from assigncheck.spec.errors import InputError
 
-    from .instances import evaluate
+    from .model_problems import evaluate
 
     try:
         expected = evaluate(model, problem)

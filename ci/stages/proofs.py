@@ -64,7 +64,7 @@ def _replay(target: Assignor, model: object, bound: object, seconds: float, ctx:
     report the first (minimized) problem they disagree on. Returns how many problems they agreed on."""
     from assigncheck.spec.check import differing_members
     from assigncheck.spec.minimize import minimize
-    from assigncheck.verify.instances import evaluate
+    from assigncheck.verify.model_problems import evaluate
     from assigncheck.verify.replay import conformance, disagrees
 
     found = conformance(model, target, bound, seconds=seconds, seed=ctx.seed,  # type: ignore[arg-type]

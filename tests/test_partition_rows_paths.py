@@ -1,4 +1,4 @@
-"""`spec.rows`' plain-Python path for small groups (<= `model.SMALL_ROWS` rows) against its vectorized one."""
+"""`spec.partition_rows`' plain-Python path for small groups (<= `model.SMALL_ROWS` rows) against its vectorized one."""
 
 import numpy as np
 from hypothesis import given, settings
