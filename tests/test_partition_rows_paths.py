@@ -4,7 +4,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assigncheck.spec import rows
+from assigncheck.spec import partition_rows as rows
 from assigncheck.spec.model import Assignment, partitions_of
 from assigncheck.spec.strategies import problems
 
