@@ -12,8 +12,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from assigncheck.verify.campaign import run_campaign
-from assigncheck.verify.campaign_rows import CampaignSpec
+from assigncheck.spark.diff import run_campaign
+from assigncheck.spark.diff_shards import CampaignSpec
 from benchmarks.harness import row
 
 
@@ -21,7 +21,7 @@ def measure(instances: int, shards: int, repeat: int, target: str = "range") -> 
     """Best seconds of each executor over `repeat` alternating runs of the same-sized campaign (fresh seeds and
     directories, nothing resumed). Alternating and keeping the best filters out the other load on a shared
     machine: it only ever adds time."""
-    from assigncheck.verify.spark import get_session
+    from assigncheck.spark.session import get_session
 
     t0 = time.perf_counter()
     get_session("local[2]").sparkContext.parallelize([0], 1).count()

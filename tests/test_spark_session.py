@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from assigncheck.verify.spark import get_session, is_local
+from assigncheck.spark.session import get_session, is_local
 
 
 def test_session_is_local_and_uses_this_python(spark):
@@ -18,7 +18,7 @@ def test_session_is_local_and_uses_this_python(spark):
     worker_python = spark.sparkContext.parallelize([0], 1).map(lambda _: __import__("sys").executable).collect()
     assert worker_python == [sys.executable]
     assert spark.sparkContext.parallelize([0], 1).map(
-        lambda _: __import__("assigncheck.verify.campaign_rows").__name__).collect() == ["assigncheck"]
+        lambda _: __import__("assigncheck.spark.diff_shards").__name__).collect() == ["assigncheck"]
 
 
 def test_get_session_returns_the_running_session(spark):

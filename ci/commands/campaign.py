@@ -50,8 +50,8 @@ def default_shards(instances: int) -> int:
 
 
 def run_diff(args: argparse.Namespace) -> int:
-    from assigncheck.verify.campaign import run_campaign
-    from assigncheck.verify.campaign_rows import CampaignSpec
+    from assigncheck.spark.diff import run_campaign
+    from assigncheck.spark.diff_shards import CampaignSpec
 
     shards = args.shards if args.shards is not None else default_shards(args.instances)
     spec = CampaignSpec(_target_keys(args), args.profile, args.seed, args.instances, shards)
@@ -92,15 +92,10 @@ def print_diff_summary(summary: dict[str, Any], out: str) -> None:
 
 
 def run_fuzz(args: argparse.Namespace) -> int:
-    from assigncheck.fuzz.campaign import FuzzCampaign, run_fuzz_campaign
+    from assigncheck.spark.fuzz import FuzzCampaign, run_fuzz_campaign
 
     campaign = FuzzCampaign(_target_keys(args), args.rounds, args.seconds, args.tasks, args.seed)
-    spark = None
-    if args.executor == "spark":
-        from assigncheck.verify.spark import get_session
-
-        spark = get_session(args.master)
-    summary = run_fuzz_campaign(campaign, args.out, spark=spark)
+    summary = run_fuzz_campaign(campaign, args.out, executor=args.executor, master=args.master)
     print(f"fuzz campaign: {len(campaign.targets)} targets x {campaign.rounds} rounds x {campaign.tasks} tasks "
           f"x {campaign.seconds} s in {args.out}")
     for target, t in summary["targets"].items():
@@ -111,9 +106,9 @@ def run_fuzz(args: argparse.Namespace) -> int:
 
 
 def run_show_row(args: argparse.Namespace) -> int:
+    from assigncheck.spark.diff_rows import regenerate
     from assigncheck.spec.json_format import dumps, problem_to_json
     from assigncheck.spec.scenario import Scenario, scenario_to_json
-    from assigncheck.verify.campaign_rows import regenerate
 
     instance = regenerate(args.instance)
     doc = scenario_to_json(instance) if isinstance(instance, Scenario) else problem_to_json(instance)
