@@ -72,8 +72,9 @@ def run_campaign(
     from assigncheck.impl.registry import load
     from assigncheck.spec.reproducer import TargetRef
 
-    from .session import under_spark_submit
+    from .session import check_master, under_spark_submit
 
+    check_master(master)  # a bad --master is one line before any work, not a JVM stack trace
     for target in spec.targets:  # a bad --target is an InputError here, not a stack trace from an executor
         load(TargetRef.parse(target))
     root = open_campaign(spec, out)

@@ -207,6 +207,9 @@ def run_fuzz_campaign(campaign: FuzzCampaign, out: str | Path, *, executor: str 
     round are Spark tasks on `master` (default local[*]); "plain" runs them one after another in this process."""
     from assigncheck.fuzz import targets
 
+    from .session import check_master
+
+    check_master(master)
     if executor not in ("spark", "plain"):
         raise InputError("--executor", f"must be spark or plain, got {executor!r}")
     for target in campaign.targets:  # a bad --target is an InputError here, not a stack trace from a task

@@ -52,7 +52,9 @@ def default_shards(instances: int) -> int:
 def run_diff(args: argparse.Namespace) -> int:
     from assigncheck.spark.diff import run_campaign
     from assigncheck.spark.diff_shards import CampaignSpec
+    from assigncheck.spark.session import check_master
 
+    check_master(args.master)  # before the targets start: a bad URL is one line, whatever else is wrong
     shards = args.shards if args.shards is not None else default_shards(args.instances)
     spec = CampaignSpec(_target_keys(args), args.profile, args.seed, args.instances, shards)
     summary = run_campaign(spec, args.out, executor=args.executor, master=args.master)
@@ -93,7 +95,9 @@ def print_diff_summary(summary: dict[str, Any], out: str) -> None:
 
 def run_fuzz(args: argparse.Namespace) -> int:
     from assigncheck.spark.fuzz import FuzzCampaign, run_fuzz_campaign
+    from assigncheck.spark.session import check_master
 
+    check_master(args.master)
     campaign = FuzzCampaign(_target_keys(args), args.rounds, args.seconds, args.tasks, args.seed)
     summary = run_fuzz_campaign(campaign, args.out, executor=args.executor, master=args.master)
     print(f"fuzz campaign: {len(campaign.targets)} targets x {campaign.rounds} rounds x {campaign.tasks} tasks "

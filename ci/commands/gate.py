@@ -30,8 +30,11 @@ def run(args: argparse.Namespace) -> int:
     from assigncheck.ci.stages import STAGES
     from assigncheck.ci.stages.campaign import ROWS_FILE
     from assigncheck.ci.targets import targets_from_args
+    from assigncheck.spark.session import check_master
 
     stages = tuple(s.strip() for s in args.stages.split(",")) if args.stages is not None else STAGES
+    if "campaign" in stages:
+        check_master(args.master)
     check_report_dir(args.report_dir)  # before any target starts or stage runs
     targets = targets_from_args(args)
     console = Console(stderr=True)
