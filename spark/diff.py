@@ -8,8 +8,9 @@ Layout of a campaign directory::
     reproducers/*.json             a few problem files per (target, invariant) that broke
 
 The driver holds only shard ids and per-shard counts, so its memory does not grow with the instance count;
-rows live in Parquet and are aggregated by Spark SQL. `executor="plain"` runs the same shard
-function in this process (the fallback for runs too small to pay for a JVM).
+rows live in Parquet and large campaigns are aggregated by Spark SQL. `executor="plain"` runs the same shard
+function in this process (the fallback for runs too small to pay for a JVM). Spark starts only when a shard
+is left to run or a summary is too large for the driver, so resuming a finished campaign starts no JVM.
 """
 
 from __future__ import annotations
@@ -24,7 +25,14 @@ from assigncheck.spec.errors import InputError
 from assigncheck.spec.json_format import open_manifest, write_atomic
 
 from .diff_shards import NO_LIMITS, CampaignSpec, Limits, ShardResult, run_shards
-from .diff_summary import EXAMPLES_PER_INVARIANT, aggregate_plain, aggregate_spark, shard_files
+from .diff_summary import (
+    EXAMPLES_PER_INVARIANT,
+    PLAIN_AGGREGATE_ROWS,
+    aggregate_plain,
+    aggregate_spark,
+    committed_rows,
+    shard_files,
+)
 
 MANIFEST = "campaign.json"
 SUMMARY = "summary.json"
@@ -52,13 +60,32 @@ def finished_shards(spec: CampaignSpec, root: Path) -> set[int]:
     return done
 
 
-def _run_spark(spec: CampaignSpec, root: Path, todo: list[int], master: str | None, limits: Limits
-               ) -> list[ShardResult]:
+def _warm(_: Any) -> int:
+    """A start-up task: the imports every shard needs (pyarrow's pandas shim included), paid before the clock."""
+    import pyarrow as pa
+
+    import assigncheck.spark.diff_shards  # noqa: F401
+    import assigncheck.spec.check  # noqa: F401
+    import assigncheck.spec.oracle  # noqa: F401
+
+    return len(pa.array([0]))
+
+
+def _start_spark(master: str | None) -> Any:
+    """The session, with its executors registered and one warm Python worker per core: the fixed cost of a
+    campaign (seconds on a busy one-machine cluster), kept out of its rate."""
     from .session import get_session
 
-    sc = get_session(master).sparkContext
+    session = get_session(master)
+    sc = session.sparkContext
+    slots = max(1, sc.defaultParallelism)
+    sc.parallelize(range(slots), slots).map(_warm).count()
+    return session
+
+
+def _run_spark(session: Any, spec: CampaignSpec, root: Path, todo: list[int], limits: Limits) -> list[ShardResult]:
     # One partition per shard id: each task is one shard, so a retry redoes exactly one shard file.
-    rdd = sc.parallelize(todo, numSlices=len(todo))
+    rdd = session.sparkContext.parallelize(todo, numSlices=len(todo))
     out = str(root)
     return rdd.mapPartitions(lambda shards: run_shards(spec, out, shards, limits)).collect()
 
@@ -72,44 +99,52 @@ def run_campaign(
     from assigncheck.impl.registry import load
     from assigncheck.spec.reproducer import TargetRef
 
-    from .session import check_master, under_spark_submit
+    from .session import check_master, get_session, under_spark_submit
 
     check_master(master)  # a bad --master is one line before any work, not a JVM stack trace
+    if executor not in ("auto", "spark", "plain"):
+        raise InputError("--executor", f"must be auto, spark or plain, got {executor!r}")
     for target in spec.targets:  # a bad --target is an InputError here, not a stack trace from an executor
         load(TargetRef.parse(target))
     root = open_campaign(spec, out)
     if executor == "auto":
         big = spec.instances * len(spec.targets) >= PLAIN_THRESHOLD
         executor = "spark" if master or big or under_spark_submit() else "plain"
-    if executor not in ("spark", "plain"):
-        raise InputError("--executor", f"must be auto, spark or plain, got {executor!r}")
     done = finished_shards(spec, root)
     todo = [s for s in range(spec.shards) if s not in done and spec.shard_size(s) > 0]
+    session, startup_seconds = None, 0.0
+    if todo and executor == "spark":
+        t0 = time.perf_counter()
+        session = _start_spark(master)
+        startup_seconds = time.perf_counter() - t0
     t0 = time.perf_counter()
     if not todo:
         results: list[ShardResult] = []
-    elif executor == "spark":
-        results = _run_spark(spec, root, todo, master, limits)
+    elif session is not None:
+        results = _run_spark(session, spec, root, todo, limits)
     else:
         results = list(run_shards(spec, str(root), todo, limits))
     run_seconds = time.perf_counter() - t0
     t0 = time.perf_counter()
-    if executor == "spark":
-        from .session import get_session
-
-        summary = aggregate_spark(get_session(master), spec, root, examples)
+    if executor == "spark" and committed_rows(spec, root) > PLAIN_AGGREGATE_ROWS:
+        session = session or get_session(master)
+        summary, aggregator = aggregate_spark(session, spec, root, examples), "spark-sql"
     else:
-        summary = aggregate_plain(spec, root, examples)
+        summary, aggregator = aggregate_plain(spec, root, examples), "pyarrow"
     aggregate_seconds = time.perf_counter() - t0
     fresh = [r for r in results if not r.skipped]
+    rows_run = sum(r.rows for r in fresh)
     summary["run"] = {
-        "executor": executor if executor == "plain" else f"spark {_master(master)}",
+        "executor": executor if executor == "plain" else f"spark {_master(session, master)}",
         "shards_total": spec.shards,
         "shards_already_done": len(done),
         "shards_run": len(fresh),
-        "rows_run": sum(r.rows for r in fresh),
+        "rows_run": rows_run,
+        "startup_seconds": round(startup_seconds, 3),
         "seconds": round(run_seconds, 3),
-        "rows_per_second": round(sum(r.rows for r in fresh) / run_seconds, 1) if fresh and run_seconds > 0 else None,
+        "rows_per_second": round(rows_run / run_seconds, 1) if fresh and run_seconds > 0 else None,
+        "cpu_seconds": round(sum(r.cpu_seconds for r in fresh), 3),
+        "aggregator": aggregator,
         "aggregate_seconds": round(aggregate_seconds, 3),
     }
     for t in summary["targets"].values():
@@ -119,10 +154,15 @@ def run_campaign(
     return summary
 
 
-def _master(master: str | None) -> str:
-    from .session import get_session
+def _master(session: Any, master: str | None) -> str:
+    """The master the shards ran on (spark-submit's own when run under it, where asking costs nothing)."""
+    from .session import DEFAULT_MASTER, get_session, under_spark_submit
 
-    return str(get_session(master).sparkContext.master)
+    if session is None and under_spark_submit():
+        session = get_session(master)
+    if session is not None:
+        return str(session.sparkContext.master)
+    return master or DEFAULT_MASTER
 
 
 def _write_reproducers(root: Path, summary: dict[str, Any], budget_s: float) -> None:

@@ -122,6 +122,7 @@ class ShardResult:
     violating: int
     seconds: float
     skipped: bool  # already committed (a task retry, or a race with another run)
+    cpu_seconds: float = 0.0  # of the process that ran it: the rate's measure that other load cannot inflate
 
 
 def run_shard(spec: CampaignSpec, out: str, shard: int, limits: Limits = NO_LIMITS) -> ShardResult:
@@ -130,12 +131,12 @@ def run_shard(spec: CampaignSpec, out: str, shard: int, limits: Limits = NO_LIMI
     if path.exists():
         meta = pq.read_metadata(path)
         return ShardResult(shard, meta.num_rows, -1, 0.0, True)
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     rows = list(shard_rows(spec, shard, limits))
     table = pa.Table.from_pylist(rows, schema=ROW_SCHEMA)
     _write_parquet_atomic(table, path)
     violating = sum(1 for r in rows if not r["ok"])
-    return ShardResult(shard, len(rows), violating, time.perf_counter() - t0, False)
+    return ShardResult(shard, len(rows), violating, time.perf_counter() - t0, False, time.process_time() - cpu0)
 
 
 def run_shards(spec: CampaignSpec, out: str, shards: Sequence[int] | Iterator[int],

@@ -2,8 +2,10 @@
 with the first reproducers, quality distributions, time percentiles.
 
 Two aggregators compute the same document: Spark SQL over the Parquet (the executors scan it, the driver gets
-one row per group, so its memory does not grow with the campaign), and pyarrow in the driver for the plain
-executor, which loads the columns of every row.
+one row per group, so its memory does not grow with the campaign), and pyarrow in the driver, which loads the
+columns of every row and is used for campaigns of up to `PLAIN_AGGREGATE_ROWS` rows, where a dozen Spark jobs
+cost more than reading them (65 s against 1 s for 4,000 rows on a busy one-machine standalone cluster).
+Quantiles are exact in pyarrow and `percentile_approx` in Spark SQL (exact too below 10,000 values per group).
 """
 
 from __future__ import annotations
@@ -20,11 +22,17 @@ from .diff_shards import ROWS_DIR, CampaignSpec
 
 EXAMPLES_PER_INVARIANT = 3
 QUANTILES = (0.0, 0.5, 0.9, 0.99, 1.0)
+PLAIN_AGGREGATE_ROWS = 50_000  # ~1 KB of Python objects per row in the driver
 
 
 def shard_files(spec: CampaignSpec, root: Path) -> list[Path]:
     """The committed shard files (a glob: temporary files of a killed run start with '.' and do not match)."""
     return sorted((root / ROWS_DIR).glob(f"part-*-{spec.campaign_id}.parquet"))
+
+
+def committed_rows(spec: CampaignSpec, root: Path) -> int:
+    """Rows in the committed shard files, from their Parquet footers (no row is read)."""
+    return sum(pq.read_metadata(f).num_rows for f in shard_files(spec, root))
 
 
 def _header(spec: CampaignSpec) -> dict[str, Any]:

@@ -79,6 +79,8 @@ def print_diff_summary(summary: dict[str, Any], out: str) -> None:
     print(f"campaign {summary['campaign_id']} ({summary['campaign']['profile']}, seed {summary['campaign']['seed']}, "
           f"{summary['campaign']['instances']} instances, {run['shards_total']} shards) in {out}")
     rate = f", {run['rows_per_second']} rows/s" if run["rows_per_second"] else ""
+    if run.get("startup_seconds"):
+        rate += f" (after {run['startup_seconds']} s of Spark start-up)"
     print(f"  ran {run['shards_run']} shards ({run['rows_run']} rows) on {run['executor']} in {run['seconds']} s{rate};"
           f" {run['shards_already_done']} shards were already done")
     for target, t in summary["targets"].items():
