@@ -124,6 +124,9 @@ def get_session(master: str | None = None, app_name: str = "assigncheck") -> Spa
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.session.timeZone", "UTC")
+        # A campaign task is one shard; a fresh Python worker per task would import the checker again each
+        # time (on a busy 2-core standalone cluster, 16 shards ran at 171 rows/s without reuse, 298 with).
+        .config("spark.python.worker.reuse", "true")
     )
     if master is not None:
         builder = builder.master(master)

@@ -25,6 +25,12 @@ def test_session_is_local_and_uses_this_python(spark):
         lambda _: __import__("assigncheck.spark.diff_shards").__name__).collect() == ["assigncheck"]
 
 
+def test_python_workers_are_reused_across_tasks(spark):
+    """Each campaign task imports the checker once per Python worker: six tasks on two cores, two workers."""
+    pids = spark.sparkContext.parallelize(range(6), 6).map(lambda _: __import__("os").getpid()).collect()
+    assert len(pids) == 6 and len(set(pids)) <= 2
+
+
 def test_get_session_returns_the_running_session(spark):
     assert get_session("local[2]") is spark
 
