@@ -81,3 +81,12 @@ def test_a_bad_master_is_one_line_and_exit_2_before_any_work(tmp_path, capsys, v
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--master" in err and master in err, err
     assert not out.exists(), "nothing was started or written"
+
+
+def test_the_spark_package_imports_pyspark_only_when_a_session_is_made():
+    import subprocess
+
+    code = ("import sys, assigncheck.spark.diff, assigncheck.spark.fuzz, assigncheck.spark.session, "
+            "assigncheck.spark.standalone, assigncheck.ci.commands.campaign; print('pyspark' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert out.stdout.strip() == "False"
