@@ -8,7 +8,7 @@ import pytest
 # ---- Spark (campaign tests): one SparkSession per pytest run; a JVM start costs 5-10 s ----------------------
 @pytest.fixture(scope="session")
 def spark():
-    from assigncheck.verify.spark import get_session
+    from assigncheck.spark.session import get_session
 
     session = get_session("local[2]")
     yield session

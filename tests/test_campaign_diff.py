@@ -13,14 +13,16 @@ from pathlib import Path
 import pytest
 
 from assigncheck.ci.cli import main as cli_main
+from assigncheck.spark.diff import SUMMARY, finished_shards, read_rows, run_campaign
+from assigncheck.spark.diff_rows import parse_instance_id, regenerate
+from assigncheck.spark.diff_shards import CampaignSpec, run_shard
+from assigncheck.spark.diff_summary import aggregate_plain
 from assigncheck.spec.check import check_assignor
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.generators import generate
 from assigncheck.spec.json_format import dumps, load_problem, problem_to_json
 from assigncheck.spec.model import Assignment, Problem, iter_pairs
 from assigncheck.spec.promises import Promises
-from assigncheck.verify.campaign import SUMMARY, finished_shards, read_rows, run_campaign
-from assigncheck.verify.campaign_rows import CampaignSpec, parse_instance_id, regenerate, run_shard
 
 CLEAN = "tests.test_campaign_diff:ClaimsFirst"
 BROKEN = "tests.test_campaign_diff:DropsOnePartition"
@@ -217,12 +219,45 @@ def test_spark_and_plain_python_give_the_same_rows_and_summary(spark, tmp_path):
     spec = small(instances=60, shards=5, targets=(CLEAN, BROKEN))
     plain = run_campaign(spec, tmp_path / "plain", executor="plain")
     spark_summary = run_campaign(spec, tmp_path / "spark", executor="spark", master="local[2]")
-    assert spark_summary["run"]["executor"] == "spark local[2]"
+    run = spark_summary["run"]
+    assert run["executor"] == "spark local[2]" and run["aggregator"] == "pyarrow"  # 120 rows: read in the driver
+    assert run["startup_seconds"] > 0 and run["cpu_seconds"] > 0 and run["rows_run"] == 120
     assert comparable(read_rows(spec, tmp_path / "spark")) == comparable(read_rows(spec, tmp_path / "plain"))
     for target in spec.targets:
         s, p = spark_summary["targets"][target], plain["targets"][target]
         for key in ("rows", "violating_rows", "violations", "quality", "max_members", "max_partitions"):
             assert s[key] == p[key], (target, key)
+
+
+def test_spark_sql_and_pyarrow_aggregate_the_same_summary(spark, tmp_path, monkeypatch):
+    """Large campaigns are summarised by Spark SQL, small ones in the driver: both give the same document."""
+    from assigncheck.spark import diff
+
+    spec = small(instances=60, shards=5, targets=(CLEAN, BROKEN))
+    monkeypatch.setattr(diff, "PLAIN_AGGREGATE_ROWS", 100)  # this campaign's 120 rows count as large
+    by_sql = run_campaign(spec, tmp_path, executor="spark", master="local[2]")
+    assert by_sql["run"]["aggregator"] == "spark-sql"
+    by_arrow = aggregate_plain(spec, tmp_path)
+    assert by_arrow["targets"][BROKEN]["violations"], "the planted bug's examples are compared too"
+    for t in by_arrow["targets"].values():
+        t["unchecked"] = 0  # run_campaign's own addition to each target
+    assert {k: v for k, v in by_sql.items() if k != "run"} == by_arrow
+
+
+_RESUME = """
+import sys
+from assigncheck.spark.diff import run_campaign
+from assigncheck.spark.diff_shards import CampaignSpec
+summary = run_campaign(CampaignSpec(({target!r},), "small", 11, 12, 3), {out!r}, executor="spark")
+print(summary["run"]["shards_run"], summary["targets"][{target!r}]["rows"], "pyspark" in sys.modules)
+"""
+
+
+def test_resuming_a_finished_campaign_starts_no_spark(tmp_path):
+    run_campaign(small(instances=12, shards=3), tmp_path, executor="plain")
+    code = _RESUME.format(target=CLEAN, out=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert out.stdout.split() == ["0", "12", "False"]
 
 
 def _kill_midway_then_resume(tmp_path: Path, subprocess_flags: list[str]) -> None:

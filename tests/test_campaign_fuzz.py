@@ -7,7 +7,7 @@ import json
 import pytest
 
 from assigncheck.ci.cli import main as cli_main
-from assigncheck.fuzz.campaign import FuzzCampaign, run_fuzz_campaign, slug, task_seed
+from assigncheck.spark.fuzz import FuzzCampaign, run_fuzz_campaign, slug, task_seed
 from assigncheck.spec.check import check_assignor
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.json_format import load_problem
@@ -26,9 +26,9 @@ def test_bad_parameters_name_the_flag(tmp_path):
     with pytest.raises(InputError) as e:
         FuzzCampaign(("range",), rounds=0, seconds=1)
     assert e.value.path == "--rounds"
-    run_fuzz_campaign(FuzzCampaign(("codec:assignment",), 1, 1, 1), tmp_path, spark=None)
+    run_fuzz_campaign(FuzzCampaign(("codec:assignment",), 1, 1, 1), tmp_path, executor="plain")
     with pytest.raises(InputError) as e:
-        run_fuzz_campaign(FuzzCampaign(("codec:assignment",), 1, 2, 1), tmp_path, spark=None)
+        run_fuzz_campaign(FuzzCampaign(("codec:assignment",), 1, 2, 1), tmp_path, executor="plain")
     assert e.value.path == "--seconds"
 
 
@@ -54,12 +54,12 @@ def test_a_planted_bug_is_found_minimized_and_deduplicated_across_tasks_and_roun
     assert [len(r) for r in rounds] == [2, 2]
     assert len({task["seed"] for r in rounds for task in r}) == 4
     # Resuming a finished campaign runs nothing and reports the same.
-    again = run_fuzz_campaign(FuzzCampaign((BROKEN,), 2, 4, 2, 3), out, spark=spark)
+    again = run_fuzz_campaign(FuzzCampaign((BROKEN,), 2, 4, 2, 3), out, master="local[2]")
     assert again == summary
     assert f"{BROKEN}: corpus {t['corpus']}" in capsys.readouterr().out
 
 
 def test_an_unknown_fuzz_target_is_an_input_error(tmp_path):
     with pytest.raises(InputError) as e:
-        run_fuzz_campaign(FuzzCampaign(("no.such.module:Nothing",), 1, 1, 1), tmp_path, spark=None)
+        run_fuzz_campaign(FuzzCampaign(("no.such.module:Nothing",), 1, 1, 1), tmp_path, executor="plain")
     assert e.value.path == "--target"

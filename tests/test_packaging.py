@@ -6,7 +6,7 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-FOLDERS = {"spec", "impl", "verify", "fuzz", "ci"}
+FOLDERS = {"spec", "impl", "verify", "fuzz", "spark", "ci"}
 
 
 def test_wheel_file_list(tmp_path):

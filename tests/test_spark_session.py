@@ -5,7 +5,11 @@ from __future__ import annotations
 import os
 import sys
 
-from assigncheck.verify.spark import get_session, is_local
+import pytest
+
+from assigncheck.ci.cli import main as cli_main
+from assigncheck.spark.session import check_master, get_session, is_local
+from assigncheck.spec.errors import InputError
 
 
 def test_session_is_local_and_uses_this_python(spark):
@@ -18,7 +22,13 @@ def test_session_is_local_and_uses_this_python(spark):
     worker_python = spark.sparkContext.parallelize([0], 1).map(lambda _: __import__("sys").executable).collect()
     assert worker_python == [sys.executable]
     assert spark.sparkContext.parallelize([0], 1).map(
-        lambda _: __import__("assigncheck.verify.campaign_rows").__name__).collect() == ["assigncheck"]
+        lambda _: __import__("assigncheck.spark.diff_shards").__name__).collect() == ["assigncheck"]
+
+
+def test_python_workers_are_reused_across_tasks(spark):
+    """Each campaign task imports the checker once per Python worker: six tasks on two cores, two workers."""
+    pids = spark.sparkContext.parallelize(range(6), 6).map(lambda _: __import__("os").getpid()).collect()
+    assert len(pids) == 6 and len(set(pids)) <= 2
 
 
 def test_get_session_returns_the_running_session(spark):
@@ -28,3 +38,55 @@ def test_get_session_returns_the_running_session(spark):
 def test_is_local():
     assert is_local("local[*]") and is_local("local") and is_local("local[2,3]")
     assert not is_local("spark://host:7077") and not is_local("yarn")
+
+
+def _closed_port() -> int:
+    """A port nothing listens on: bound (so no one else takes it during the test) but never listening."""
+    import socket
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    _held.append(s)
+    return s.getsockname()[1]
+
+
+_held: list = []
+
+
+def test_master_urls_spark_accepts_pass_and_others_name_the_flag():
+    for ok in (None, "local", "local[2]", "local[*]", "local[2,4]", "local[*,3]", "local-cluster[2,1,1024]", "yarn",
+               "k8s://https://10.0.0.1:6443"):
+        check_master(ok)
+    for bad in ("nope://x", "local[0]", "local[two]", "spark://", "spark://host", "spark://host:0",
+                "spark://host:99999", "spark://a:1,b", "k8s://", "Local[2]", ""):
+        with pytest.raises(InputError) as e:
+            check_master(bad)
+        assert e.value.path == "--master", bad
+    with pytest.raises(InputError) as e:
+        check_master(f"spark://127.0.0.1:{_closed_port()}")
+    assert "no Spark master answers" in str(e.value)
+
+
+@pytest.mark.parametrize("verb", [
+    ["campaign", "diff", "--target", "range", "--instances", "4"],
+    ["campaign", "fuzz", "--target", "range", "--rounds", "1", "--seconds", "1"],
+    ["gate", "--stages", "campaign", "--target", "range"],
+])
+@pytest.mark.parametrize("master", ["nope://x", "closed"])
+def test_a_bad_master_is_one_line_and_exit_2_before_any_work(tmp_path, capsys, verb, master):
+    master = f"spark://127.0.0.1:{_closed_port()}" if master == "closed" else master
+    out = tmp_path / "out"
+    where = ["--report-dir", str(out)] if verb[0] == "gate" else ["--out", str(out)]
+    assert cli_main([*verb, *where, "--master", master]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--master" in err and master in err, err
+    assert not out.exists(), "nothing was started or written"
+
+
+def test_the_spark_package_imports_pyspark_only_when_a_session_is_made():
+    import subprocess
+
+    code = ("import sys, assigncheck.spark.diff, assigncheck.spark.fuzz, assigncheck.spark.session, "
+            "assigncheck.spark.standalone, assigncheck.ci.commands.campaign; print('pyspark' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert out.stdout.strip() == "False"

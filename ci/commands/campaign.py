@@ -62,9 +62,11 @@ def run_diff(args: argparse.Namespace) -> int:
     require("a differential campaign", "pyarrow")
     if args.executor == "spark" or args.master:
         require("a campaign on Spark", "pyspark", flag="--executor")
-    from assigncheck.verify.campaign import run_campaign
-    from assigncheck.verify.campaign_rows import CampaignSpec
+    from assigncheck.spark.diff import run_campaign
+    from assigncheck.spark.diff_shards import CampaignSpec
+    from assigncheck.spark.session import check_master
 
+    check_master(args.master)  # before the targets start: a bad URL is one line, whatever else is wrong
     shards = args.shards if args.shards is not None else default_shards(args.instances)
     checks.output_dir(args.out, "--out")  # before any target is loaded or Spark started
     spec = CampaignSpec(_target_keys(args), args.profile, args.seed, args.instances, shards)
@@ -90,6 +92,8 @@ def print_diff_summary(summary: dict[str, Any], out: str) -> None:
     print(f"campaign {summary['campaign_id']} ({summary['campaign']['profile']}, seed {summary['campaign']['seed']}, "
           f"{summary['campaign']['instances']} instances, {run['shards_total']} shards) in {out}")
     rate = f", {run['rows_per_second']} rows/s" if run["rows_per_second"] else ""
+    if run.get("startup_seconds"):
+        rate += f" (after {run['startup_seconds']} s of Spark start-up)"
     print(f"  ran {run['shards_run']} shards ({run['rows_run']} rows) on {run['executor']} in {run['seconds']} s{rate};"
           f" {run['shards_already_done']} shards were already done")
     for target, t in summary["targets"].items():
@@ -106,19 +110,16 @@ def print_diff_summary(summary: dict[str, Any], out: str) -> None:
 
 def run_fuzz(args: argparse.Namespace) -> int:
     from assigncheck.ci.engines import require
-    from assigncheck.fuzz.campaign import FuzzCampaign, run_fuzz_campaign
+    from assigncheck.spark.fuzz import FuzzCampaign, run_fuzz_campaign
+    from assigncheck.spark.session import check_master
 
     require("a fuzz campaign", "atheris")
     if args.executor == "spark":
         require("a fuzz campaign on Spark", "pyspark", flag="--executor")
+    check_master(args.master)
     checks.output_dir(args.out, "--out")
     campaign = FuzzCampaign(_target_keys(args), args.rounds, args.seconds, args.tasks, args.seed)
-    spark = None
-    if args.executor == "spark":
-        from assigncheck.verify.spark import get_session
-
-        spark = get_session(args.master)
-    summary = run_fuzz_campaign(campaign, args.out, spark=spark)
+    summary = run_fuzz_campaign(campaign, args.out, executor=args.executor, master=args.master)
     print(f"fuzz campaign: {len(campaign.targets)} targets x {campaign.rounds} rounds x {campaign.tasks} tasks "
           f"x {campaign.seconds} s in {args.out}")
     for target, t in summary["targets"].items():
@@ -129,9 +130,9 @@ def run_fuzz(args: argparse.Namespace) -> int:
 
 
 def run_show_row(args: argparse.Namespace) -> int:
+    from assigncheck.spark.diff_rows import regenerate
     from assigncheck.spec.json_format import dumps, problem_to_json
     from assigncheck.spec.scenario import Scenario, scenario_to_json
-    from assigncheck.verify.campaign_rows import regenerate
 
     instance = regenerate(args.instance)
     doc = scenario_to_json(instance) if isinstance(instance, Scenario) else problem_to_json(instance)

@@ -47,6 +47,10 @@ def run(args: argparse.Namespace) -> int:
         stages = args.stages
         for stage in stages:
             require(f"the {stage} stage", *STAGE_ENGINES[stage], flag="--stages")
+    if "campaign" in stages:
+        from assigncheck.spark.session import check_master
+
+        check_master(args.master)
     check_report_dir(args.report_dir)  # before any target starts or stage runs
     targets = targets_from_args(args)
     console = Console(stderr=True, highlight=False)

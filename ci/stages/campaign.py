@@ -56,8 +56,8 @@ def _candidates(target: Assignor, per: dict[str, Any], budget_s: float) -> list[
 
 def run(targets: list[Assignor], ctx: Context) -> list[StageResult]:
     from assigncheck.impl.registry import ref_of
-    from assigncheck.verify.campaign import read_rows, run_campaign
-    from assigncheck.verify.campaign_rows import CampaignSpec, Limits
+    from assigncheck.spark.diff import read_rows, run_campaign
+    from assigncheck.spark.diff_shards import CampaignSpec, Limits
 
     started = time.monotonic()
     consumer = [t for t in targets if problem_kind(t) == "consumer"]  # the profiles generate consumer groups

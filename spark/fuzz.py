@@ -28,10 +28,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from assigncheck.fuzz.triage import slug
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.json_format import load_json, open_manifest, write_atomic
-
-from .triage import slug
 
 MANIFEST = "fuzz-campaign.json"
 TASK_RUNNER = "assigncheck.fuzz.runner"  # `python -m` entry point of one fuzzing job (the fuzz engineer's)
@@ -118,8 +117,8 @@ def _seed_corpus(target: str, corpus: Path) -> None:
     """A target's first corpus: the regression vectors as decoder bytes (`fuzz.runner.build_seeds`)."""
     if corpus.exists():
         return
-    from .runner import build_seeds
-    from .targets import kind_of
+    from assigncheck.fuzz.runner import build_seeds
+    from assigncheck.fuzz.targets import kind_of
 
     tmp = corpus.with_name(f".{corpus.name}.seeding")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -163,7 +162,7 @@ def _collect(task: FuzzTask, reproducers: Path) -> list[dict[str, Any]]:
     """Move a task's findings into the campaign's reproducers. File names carry the finding's signature
     (`fuzz.triage`), so a finding already there from another task or round is a duplicate and dropped.
     A libFuzzer artifact (the harness itself crashed or hung) is re-run here and recorded the same way."""
-    from . import targets, triage
+    from assigncheck.fuzz import targets, triage
 
     found = []
     findings = Path(task.workdir) / "findings"
@@ -193,18 +192,26 @@ def _collect(task: FuzzTask, reproducers: Path) -> list[dict[str, Any]]:
     return found
 
 
-def _execute(tasks: list[FuzzTask], spark: Any) -> list[dict[str, Any]]:
-    if spark is None:
+def _execute(tasks: list[FuzzTask], executor: str, master: str | None) -> list[dict[str, Any]]:
+    if executor == "plain":
         return [run_task(t) for t in tasks]
-    return spark.sparkContext.parallelize(tasks, numSlices=len(tasks)).map(run_task).collect()
+    from .session import get_session
+
+    sc = get_session(master).sparkContext  # the first round that runs starts Spark, a finished campaign never
+    return sc.parallelize(tasks, numSlices=len(tasks)).map(run_task).collect()
 
 
-def run_fuzz_campaign(campaign: FuzzCampaign, out: str | Path, *, spark: Any = None) -> dict[str, Any]:
-    """Run (or resume) a fuzz campaign; returns and writes its summary. `spark` is a SparkSession (the caller's,
-    see `verify.spark.get_session`: fuzz does not import verify) whose executors run the tasks; None runs
-    them one after another in this process."""
-    from . import targets
+def run_fuzz_campaign(campaign: FuzzCampaign, out: str | Path, *, executor: str = "spark",
+                      master: str | None = None) -> dict[str, Any]:
+    """Run (or resume) a fuzz campaign; returns and writes its summary. With `executor="spark"` the tasks of a
+    round are Spark tasks on `master` (default local[*]); "plain" runs them one after another in this process."""
+    from assigncheck.fuzz import targets
 
+    from .session import check_master
+
+    check_master(master)
+    if executor not in ("spark", "plain"):
+        raise InputError("--executor", f"must be spark or plain, got {executor!r}")
     for target in campaign.targets:  # a bad --target is an InputError here, not a stack trace from a task
         targets.load(target)
     root = Path(out).resolve()
@@ -216,7 +223,7 @@ def run_fuzz_campaign(campaign: FuzzCampaign, out: str | Path, *, spark: Any = N
         if marker.exists():
             continue
         tasks = plan_round(campaign, root, round_)
-        results = _execute(tasks, spark)
+        results = _execute(tasks, executor, master)
         by_key = {(r["target"], r["index"]): r for r in results}
         for task in tasks:
             result = by_key[(task.target, task.index)]
