@@ -99,7 +99,7 @@ class Promises:
             value = getattr(self, f.name)
             if value == getattr(default, f.name):
                 continue
-            items.append(f"{f.name}={str(value).lower() if isinstance(value, bool) else value}")
+            items.append(f.name if value is True else f"{f.name}={str(value).lower() if value is False else value}")
         return ",".join(items)
 
 

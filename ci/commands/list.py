@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import fields
 
 from assigncheck.impl import registry
 from assigncheck.spec.errors import InputError
@@ -17,17 +16,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def describe(promises: Promises) -> str:
     """The non-default promises in `--promises` syntax (what `Promises.parse` reads back)."""
-    default = Promises()
-    parts = []
-    for f in fields(Promises):
-        value = getattr(promises, f.name)
-        if value == getattr(default, f.name):
-            continue
-        if value is True:
-            parts.append(f.name)
-        else:
-            parts.append(f"{f.name}={str(value).lower() if isinstance(value, bool) else value}")
-    return ",".join(parts) or "-"
+    return promises.to_text() or "-"
 
 
 def run(args: argparse.Namespace) -> int:
