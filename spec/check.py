@@ -17,15 +17,16 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from . import balance as bal
 from . import racks
+from . import small_checks as sc
 from . import stickiness as st
 from .errors import InputError, TargetFailure, TargetUnavailable
 from .invariants import CAP, and_more, check_hard, cooperative_withhold
@@ -34,6 +35,7 @@ from .oracle_cache import max_retained as oracle_max_retained
 from .oracle_cache import optimal_sum_squares
 from .promises import Assignor, Promises
 from .rounds import next_round, run_rounds
+from .small_views import is_small, output_is_small
 from .violations import Violation
 
 ORACLE_MAX_PAIRS = 300_000  # measured: both figures together take about 3 s there
@@ -78,46 +80,80 @@ def in_domain(problem: Problem, promises: Promises) -> bool:
     return not (promises.equal_subscriptions_only and not problem.subscriptions_equal())
 
 
+class _Checks(NamedTuple):
+    """One implementation of every check `check_assignment` runs: vectorized (`spec.invariants`, `balance`,
+    `stickiness`, `racks`) or plain Python for small problems (`spec.small_checks`, held equal by tests)."""
+
+    check_hard: Callable[[Problem, Assignment], list[Violation]]
+    balance: dict[str, Callable[[Problem, Assignment], list[Violation]]]
+    max_retained: Callable[..., list[Violation]]
+    rack_violations: Callable[[Problem, Assignment, str], list[Violation]]
+    per_topic_spread_violations: Callable[[Problem, Assignment], list[Violation]]
+    spread: Callable[[Problem, Assignment], int]
+    sum_squares: Callable[[Problem, Assignment], int]
+    retained: Callable[[Problem, Assignment], int]
+    moves: Callable[[Problem, Assignment], int]
+    withheld: Callable[[Problem, Assignment], int]
+    per_topic_spread: Callable[[Problem, Assignment], int]
+    mismatches: Callable[[Problem, Assignment], int]
+    cooperative_withhold: Callable[[Problem, Assignment, Assignment], list[Violation]]
+
+
+VECTORIZED = _Checks(check_hard, bal.BALANCE_CHECKS, st.max_retained, racks.rack_violations,
+                     st.per_topic_spread_violations, bal.spread, bal.sum_squares, st.retained, st.moves, st.withheld,
+                     st.per_topic_spread, racks.mismatches, cooperative_withhold)
+SMALL = _Checks(sc.check_hard, sc.BALANCE_CHECKS, sc.max_retained, sc.rack_violations, sc.per_topic_spread_violations,
+                sc.spread, sc.sum_squares, sc.retained, sc.moves, sc.withheld, sc.per_topic_spread, sc.mismatches,
+                sc.cooperative_withhold)
+
+
+def checks_for(problem: Problem, assignment: Assignment) -> _Checks:
+    """The plain-Python checks for a small problem and output, the vectorized ones otherwise."""
+    return SMALL if is_small(problem) and output_is_small(assignment) else VECTORIZED
+
+
 def check_assignment(
     problem: Problem | StreamsProblem, assignment: Assignment, promises: Promises | None = None,
-    *, oracle: bool | None = None, measure: bool = True,
+    *, oracle: bool | None = None, measure: bool = True, checks: _Checks | None = None,
 ) -> Report:
     """H1-H6 always; the promised balance, stickiness and per-topic spread when nothing is withheld and
     the problem is in the assignor's domain (SPEC.md §6, §8); every measure in `quality` (unless not
-    `measure`: a caller that wants only the verdict, such as the fuzzer, skips the measures' cost)."""
+    `measure`: a caller that wants only the verdict, such as the fuzzer, skips the measures' cost).
+    `checks` forces one implementation (`VECTORIZED` or `SMALL`); by default the problem's size picks."""
     if isinstance(problem, StreamsProblem):
         from .streams_checks import check_streams
 
         return check_streams(problem, assignment)
+    c = checks or checks_for(problem, assignment)
     promises = promises or Promises()
     use_oracle = oracle_affordable(problem) if oracle is None else oracle
     ob = oracle_balance(problem, promises)
-    held = st.withheld(problem, assignment)
-    violations = check_hard(problem, assignment)
+    held = c.withheld(problem, assignment)
+    violations = c.check_hard(problem, assignment)
     enforce = held == 0 and in_domain(problem, promises)
     if enforce:
         if promises.balance != "none" and (promises.balance != "optimal" or use_oracle):
-            violations += bal.BALANCE_CHECKS[promises.balance](problem, assignment)
+            violations += c.balance[promises.balance](problem, assignment)
         if promises.stickiness == "max_retained" and use_oracle and ob is not None:
-            violations += st.max_retained(problem, assignment, ob, promises.racks)
+            violations += c.max_retained(problem, assignment, ob, promises.racks)
         if promises.racks and use_oracle and ob is not None:
-            violations += racks.rack_violations(problem, assignment, ob)
+            violations += c.rack_violations(problem, assignment, ob)
         if promises.per_topic_spread:
-            violations += st.per_topic_spread_violations(problem, assignment)
+            violations += c.per_topic_spread_violations(problem, assignment)
     if not measure:
         return Report(tuple(violations), {"withheld": held, "promises_enforced": int(enforce)})
     quality: Quality = {
         "members": len(problem.members),
         "partitions": problem.partition_count,
-        "spread": bal.spread(problem, assignment),
-        "sum_squares": bal.sum_squares(problem, assignment),
+        "spread": c.spread(problem, assignment),
+        "sum_squares": c.sum_squares(problem, assignment),
         "optimal_sum_squares": optimal_sum_squares(problem) if use_oracle else None,
-        "retained": st.retained(problem, assignment),
+        "retained": c.retained(problem, assignment),
         "max_retained": oracle_max_retained(problem, ob, promises.racks) if use_oracle and ob is not None else None,
-        "moves": st.moves(problem, assignment),
+        "moves": c.moves(problem, assignment),
         "withheld": held,
-        "per_topic_spread": st.per_topic_spread(problem, assignment),
-        "rack_mismatches": racks.mismatches(problem, assignment),
+        "per_topic_spread": c.per_topic_spread(problem, assignment),
+        "rack_mismatches": c.mismatches(problem, assignment),
         "promises_enforced": int(enforce),
     }
     return Report(tuple(violations), quality)
@@ -377,7 +413,7 @@ def check_assignor(
             extra += rounds_violations
             quality["rounds"] = n_rounds
         if (promises.fixpoint and domain and isinstance(final_problem, Problem)
-                and st.withheld(final_problem, final_out) == 0):
+                and checks_for(final_problem, final_out).withheld(final_problem, final_out) == 0):
             again = run_assignor(assignor, next_round(final_problem, final_out), budget_s, hang_s)
             extra += _differs("fixpoint", f"feeding {name}'s output back as the owned partitions changes it",
                               final_out, again)
@@ -414,9 +450,10 @@ def _cooperative_rounds(
     if promises.eager:  # it speaks both protocols: each round is its eager assignment minus the transfers
         for k, (p, out) in enumerate(rounds, start=1):
             eager = run_assignor(assignor, p.replace(protocol="eager"), budget_s, hang_s)
-            violations += _with_round(Report(tuple(cooperative_withhold(p, out, eager))), k)
+            c = checks_for(p, out) if checks_for(p, eager) is SMALL else VECTORIZED
+            violations += _with_round(Report(tuple(c.cooperative_withhold(p, out, eager))), k)
     last_problem, last_out = rounds[-1]
-    still = st.withheld(last_problem, last_out)
+    still = checks_for(last_problem, last_out).withheld(last_problem, last_out)
     if still:
         violations.append(Violation(
             "cooperative.rounds",

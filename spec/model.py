@@ -64,17 +64,61 @@ class PartitionSet(Mapping[str, np.ndarray]):
     One index array for all topics (grouped by topic, topics in name order) and the bounds of each
     topic's run, so a member holding one partition of each of 500 topics is one object, not 500.
     `rows()` gives the flat view that vectorized code uses; the mapping view serves everyone else.
+
+    A small set may be built from plain tuples (`of_lists`): its arrays are then made on first use, and
+    `lists()` gives the tuples back to plain-Python code (an array-built set makes them on first use).
     """
 
-    __slots__ = ("table", "codes", "bounds", "indices", "is_sorted")
+    __slots__ = ("table", "_codes", "_bounds", "_indices", "is_sorted", "_lists")
 
     def __init__(self, table: TopicTable, codes: np.ndarray, bounds: np.ndarray, indices: np.ndarray,
                  is_sorted: bool) -> None:
         self.table = table
-        self.codes = codes  # int64, ascending: the topics present (each with at least one index)
-        self.bounds = bounds  # int64, len(codes) + 1
-        self.indices = indices  # int32, read-only
+        self._codes = codes  # int64, ascending: the topics present (each with at least one index)
+        self._bounds = bounds  # int64, len(codes) + 1
+        self._indices = indices  # int32, read-only
         self.is_sorted = is_sorted  # indices ascending within every topic
+        self._lists: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]] | None = None
+
+    @classmethod
+    def of_lists(cls, table: TopicTable, codes: tuple[int, ...], bounds: tuple[int, ...], indices: tuple[int, ...],
+                 is_sorted: bool) -> PartitionSet:
+        """From plain tuples (codes ascending, `bounds` from 0, int32 indices); no numpy call until asked."""
+        out = cls.__new__(cls)
+        out.table, out.is_sorted, out._lists = table, is_sorted, (codes, bounds, indices)
+        out._codes = out._bounds = out._indices = None
+        return out
+
+    def _arrays(self) -> None:
+        codes, bounds, indices = self._lists  # type: ignore[misc]
+        self._codes, self._bounds = read_only(codes, np.int64), read_only(bounds, np.int64)
+        self._indices = read_only(indices)
+
+    @property
+    def codes(self) -> np.ndarray:
+        if self._codes is None:
+            self._arrays()
+        return self._codes  # type: ignore[return-value]
+
+    @property
+    def bounds(self) -> np.ndarray:
+        if self._bounds is None:
+            self._arrays()
+        return self._bounds  # type: ignore[return-value]
+
+    @property
+    def indices(self) -> np.ndarray:
+        if self._indices is None:
+            self._arrays()
+        return self._indices  # type: ignore[return-value]
+
+    def lists(self) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+        """(topic codes, run bounds from 0, indices) as plain tuples, for plain-Python code on small sets."""
+        if self._lists is None:
+            b = self._bounds.tolist()  # type: ignore[union-attr]
+            self._lists = (tuple(self._codes.tolist()), tuple(x - b[0] for x in b),  # type: ignore[union-attr]
+                           tuple(self._indices.tolist()))  # type: ignore[union-attr]
+        return self._lists
 
     @classmethod
     def from_rows(cls, table: TopicTable, topic_codes: np.ndarray, indices: np.ndarray, *,
@@ -104,8 +148,11 @@ class PartitionSet(Mapping[str, np.ndarray]):
     def _position(self, topic: str) -> int:
         code = self.table.code.get(topic)
         if code is not None:
-            pos = int(np.searchsorted(self.codes, code))
-            if pos < len(self.codes) and self.codes[pos] == code:
+            if self._lists is not None:
+                codes = self._lists[0]
+                return codes.index(code) if code in codes else -1
+            pos = int(np.searchsorted(self._codes, code))
+            if pos < len(self._codes) and self._codes[pos] == code:  # type: ignore[arg-type]
                 return pos
         return -1
 
@@ -120,10 +167,10 @@ class PartitionSet(Mapping[str, np.ndarray]):
 
     def __iter__(self) -> Iterator[str]:
         names = self.table.names
-        return (names[c] for c in self.codes.tolist())
+        return (names[c] for c in (self._lists[0] if self._lists is not None else self._codes.tolist()))
 
     def __len__(self) -> int:
-        return len(self.codes)
+        return len(self._lists[0] if self._lists is not None else self._codes)  # type: ignore[arg-type]
 
     def items(self) -> Iterator[tuple[str, np.ndarray]]:  # type: ignore[override]
         names, b, idx = self.table.names, self.bounds.tolist(), self.indices
@@ -131,7 +178,7 @@ class PartitionSet(Mapping[str, np.ndarray]):
 
     @property
     def count(self) -> int:
-        return len(self.indices)
+        return len(self._lists[2] if self._lists is not None else self._indices)  # type: ignore[arg-type]
 
     def rows(self) -> tuple[np.ndarray, np.ndarray]:
         """(topic code per partition in `table`, index per partition), in storage order."""
@@ -140,6 +187,10 @@ class PartitionSet(Mapping[str, np.ndarray]):
     def sorted(self) -> PartitionSet:
         if self.is_sorted:
             return self
+        if self.count <= SMALL_ROWS:
+            codes, bounds, indices = self.lists()
+            flat = tuple(i for k in range(len(codes)) for i in sorted(indices[bounds[k]:bounds[k + 1]]))
+            return PartitionSet.of_lists(self.table, codes, bounds, flat, True)
         return PartitionSet.from_rows(self.table, *self.rows(), sort=True)
 
     def __repr__(self) -> str:
@@ -148,7 +199,7 @@ class PartitionSet(Mapping[str, np.ndarray]):
 
 Partitions: TypeAlias = Mapping[str, np.ndarray]  # a PartitionSet wherever the model builds one
 
-EMPTY = PartitionSet(TopicTable(()), np.zeros(0, np.int64), np.zeros(1, np.int64), index_array([]), True)
+EMPTY = PartitionSet.of_lists(TopicTable(()), (), (0,), (), True)
 
 
 def partitions_of(
@@ -167,6 +218,9 @@ def partitions_of(
         for topic, index in spec:
             grouped.setdefault(topic, []).append(index)
         spec = grouped
+    small = _small_partitions(spec, sort)
+    if small is not None:
+        return small
     arrays = {str(t): np.asarray(v if isinstance(v, np.ndarray) else list(v), dtype=np.int32).reshape(-1)
               for t, v in spec.items()}
     arrays = {t: a for t, a in arrays.items() if len(a)}
@@ -178,6 +232,41 @@ def partitions_of(
     if sort:
         return PartitionSet.from_rows(table, codes, indices, sort=True)
     return PartitionSet._grouped(table, codes, indices, False)
+
+
+def _small_partitions(spec: Mapping[str, Iterable[int]], sort: bool) -> PartitionSet | None:
+    """`partitions_of` in plain Python for up to `SMALL_ROWS` plain ints in int32 range given as lists, tuples,
+    ranges or 1-d integer arrays; None for anything else (the numpy path then converts, or raises, as always)."""
+    groups: dict[str, list[int] | tuple[int, ...] | range] = {}
+    total = 0
+    for t, v in spec.items():
+        if isinstance(v, np.ndarray):
+            if v.ndim != 1 or v.dtype.kind not in "iu" or len(v) > SMALL_ROWS:
+                return None
+            v = v.tolist()
+        elif not isinstance(v, list | tuple | range):
+            return None
+        total += len(v)
+        if total > SMALL_ROWS:
+            return None
+        groups[str(t)] = v
+    names = sorted(t for t, v in groups.items() if len(v))
+    if not names:
+        return EMPTY
+    bounds, flat, is_sorted = [0], [], True
+    for t in names:
+        values = groups[t]
+        for x in values:
+            if type(x) is not int or not INT32_MIN <= x <= INT32_MAX:
+                return None
+        if sort:
+            values = sorted(values)
+        elif is_sorted:
+            is_sorted = all(a <= b for a, b in zip(values, values[1:]))
+        flat.extend(values)
+        bounds.append(len(flat))
+    return PartitionSet.of_lists(TopicTable.of(tuple(names)), tuple(range(len(names))), tuple(bounds), tuple(flat),
+                                 is_sorted)
 
 
 # Below this many rows, plain Python beats numpy's per-call overhead (measured: 4 members x 10 rows,
@@ -211,8 +300,8 @@ def _sets_small(members: int, member_row: np.ndarray, table: TopicTable, topic_r
             j += 1
         if 0 <= member < members:
             bounds.append(j - i)
-            out[member] = PartitionSet(table, read_only(codes, np.int64), read_only(bounds, np.int64),
-                                       read_only([r[2] for r in rows[i:j]]), True)
+            out[member] = PartitionSet.of_lists(table, tuple(codes), tuple(bounds), tuple(r[2] for r in rows[i:j]),
+                                                True)
         i = j
     return out
 
@@ -272,6 +361,11 @@ def partitions_equal(a: Partitions, b: Partitions) -> bool:
     a, b = partitions_of(a, sort=True), partitions_of(b, sort=True)
     if a.count != b.count:
         return False
+    if a.count <= SMALL_ROWS:
+        (ac, ab, ai), (bc, bb, bi) = a.lists(), b.lists()
+        if ai != bi or ab != bb:
+            return False
+        return ac == bc if a.table is b.table else [a.table.names[c] for c in ac] == [b.table.names[c] for c in bc]
     if a.table is b.table or a.table.names == b.table.names:  # two outputs of one assignor: compare bytes
         return (a.codes.tobytes() == b.codes.tobytes() and a.indices.tobytes() == b.indices.tobytes()
                 and (a.bounds - a.bounds[0]).tobytes() == (b.bounds - b.bounds[0]).tobytes())

@@ -1,0 +1,116 @@
+"""The oracle's optima for small problems (`spec.small_views.is_small`): the network of `spec.oracle` built from
+plain lists in one pass, solved by the same OR-Tools min-cost flow, and read from its optimal cost alone.
+
+Only the optimal *values* are wanted (Σ count², fewest mismatches, most retained), never a flow, so the network's
+node order is free and the three figures decode from the cost: with `rack` above any retention difference and
+`weight` above any rack-and-retention difference (as in `spec.oracle._solve`), cost = weight·Σc² + rack·mismatched
+- retained. `tests/test_oracle.py` holds both paths equal on hypothesis' problems.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from ortools.graph.python import min_cost_flow
+
+from .model import Problem
+from .racks import member_rack
+from .small_views import problem_view
+
+
+def figures(problem: Problem, balance: str, racks: bool) -> tuple[int | None, int, int] | None:
+    """(Σ count², mismatched, retained) of the optimum under `balance` (with `racks` on a rack-aware problem: the
+    fewest mismatches before the most retained); None when infeasible (only "perfect"). Σ count² only under
+    "optimal" balance (None otherwise). Needs members."""
+    pv = problem_view(problem)
+    member_racks = [member_rack(m.rack) for m in problem.members] if racks else []
+    known = problem.partition_racks or {}
+    # Nodes: one per subscribed topic with partitions, or per (topic, rack set) of its partitions with `racks`.
+    node_of: dict[tuple[str, int], int] = {}  # (topic, index) -> node, only when split by racks
+    sizes: list[int] = []
+    node_topic: list[str] = []
+    node_racks: list[frozenset[str]] = []
+    for t in pv.subscribed:
+        n = pv.size[t]
+        if not n:
+            continue
+        if not racks:
+            sizes.append(n)
+            node_topic.append(t)
+            continue
+        given = known.get(t) or ()
+        local: dict[frozenset[str], int] = {}
+        for i in range(n):
+            s = given[i] if i < len(given) else frozenset()
+            if s not in local:
+                local[s] = len(sizes)
+                sizes.append(0)
+                node_topic.append(t)
+                node_racks.append(s)
+            node_of[(t, i)] = local[s]
+            sizes[local[s]] += 1
+    owned: dict[tuple[int, int], int] = {}  # (node, member) -> valid claims there
+    node_index = {t: k for k, t in enumerate(node_topic)} if not racks else {}
+    for m, _, t, i in pv.valid:
+        key = (node_of[(t, i)] if racks else node_index[t], m)
+        owned[key] = owned.get(key, 0) + 1
+    total, total_owned = sum(sizes), len(pv.valid)
+    members = len(pv.ids)
+    pairs = [(k, m, racks and member_racks[m] is not None and member_racks[m] not in node_racks[k])
+             for k, t in enumerate(node_topic) for m in range(members) if t in pv.subs[m]]
+    rack = total_owned + 1 if any(mis for _, _, mis in pairs) else 0
+    t0, m0 = 2, 2 + len(sizes)
+    tails, heads, caps = [0] * len(sizes), list(range(t0, m0)), list(sizes)
+    costs = [0] * len(sizes)
+    degree = [0] * members
+    for k, m, mis in pairs:
+        degree[m] += sizes[k]
+        if owned.get((k, m)):
+            tails.append(t0 + k)
+            heads.append(m0 + m)
+            caps.append(owned[(k, m)])
+            costs.append(rack * mis - 1)
+        tails.append(t0 + k)
+        heads.append(m0 + m)
+        caps.append(sizes[k])
+        costs.append(rack * mis)
+    supplies = [0] * (m0 + members)
+    supplies[0], supplies[1] = total, -total
+    if balance == "optimal":
+        weight = rack * total + total_owned + 1
+        for m in range(members):
+            for k in range(1, degree[m] + 1):
+                tails.append(m0 + m)
+                heads.append(1)
+                caps.append(1)
+                costs.append(weight * (2 * k - 1))
+    elif balance == "none":
+        weight = 0
+        for m in range(members):
+            tails.append(m0 + m)
+            heads.append(1)
+            caps.append(degree[m])
+            costs.append(0)
+    else:  # "perfect": the floor is a demand at each member, the rest one arc of capacity ceil - floor
+        weight = 0
+        floor, ceil = total // members, -(-total // members)
+        for m in range(members):
+            supplies[m0 + m] = -floor
+            tails.append(m0 + m)
+            heads.append(1)
+            caps.append(ceil - floor)
+            costs.append(0)
+        supplies[1] = -(total - floor * members)
+    flow = min_cost_flow.SimpleMinCostFlow()
+    flow.add_arcs_with_capacity_and_unit_cost(np.array(tails, dtype=np.int64), np.array(heads, dtype=np.int64),
+                                              np.array(caps, dtype=np.int64), np.array(costs, dtype=np.int64))
+    flow.set_nodes_supplies(np.arange(len(supplies), dtype=np.int64), np.array(supplies, dtype=np.int64))
+    status = flow.solve()
+    if status == flow.INFEASIBLE:
+        return None
+    if status != flow.OPTIMAL:
+        raise RuntimeError(f"min cost flow ended with status {status}")
+    cost = flow.optimal_cost()
+    squares, rest = divmod(cost + total_owned, weight) if weight else (None, cost + total_owned)
+    rest -= total_owned  # = rack·mismatched - retained, retained in [0, total_owned] < rack
+    mismatched = -((-rest) // rack) if rack else 0
+    return squares, mismatched, rack * mismatched - rest
