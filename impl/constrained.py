@@ -16,7 +16,9 @@ from assigncheck.spec.model import AnyProblem, Assignment, Problem, TopicTable
 from assigncheck.spec.ownership import valid_claims
 from assigncheck.spec.promises import Promises
 from assigncheck.spec.racks import rack_aware
+from assigncheck.spec.small_views import is_small
 
+from .constrained_small import SmallLayout, place_two_phase
 from .require import require_problem
 
 CONSTRAINED_PROMISES = Promises(
@@ -117,9 +119,19 @@ class ConstrainedAssignor:
             return general_sticky(problem)  # its flow also puts the fewest partitions off their racks (KIP-881)
         if not problem.members:
             return Assignment({})
+        return self.placed(problem)
+
+    def placed(self, problem: Problem) -> Assignment:
+        """The placement of a problem with members and equal subscriptions: plain Python when it is small
+        (`impl/constrained_small.py`, the same steps), else arrays."""
+        if is_small(problem):
+            return self.place_small(SmallLayout.of(problem))
         return self.place(ConstrainedLayout.of(problem))
 
     def place(self, layout: ConstrainedLayout) -> Assignment:
+        raise NotImplementedError
+
+    def place_small(self, layout: SmallLayout) -> Assignment:
         raise NotImplementedError
 
 
@@ -142,3 +154,6 @@ class ConstrainedStickyAssignor(ConstrainedAssignor):
         receivers = deal(need)
         dealt = layout.unassigned(kept_ids)
         return layout.assignment(np.concatenate((kept_owners, receivers)), np.concatenate((kept_ids, dealt)))
+
+    def place_small(self, layout: SmallLayout) -> Assignment:
+        return place_two_phase(layout)

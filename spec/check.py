@@ -14,6 +14,7 @@ and their figures are None.
 from __future__ import annotations
 
 import os
+import random
 import signal
 import threading
 import time
@@ -342,14 +343,17 @@ def _shuffled_parts(parts: Any, rng: np.random.Generator) -> dict[str, np.ndarra
 
 
 def shuffled_problem(problem: Problem | StreamsProblem, seed: int) -> Problem | StreamsProblem:
-    """The same problem with members, topics, subscriptions and claims listed in another (seeded) order."""
+    """The same problem with members, topics, subscriptions and claims listed in another (seeded) order; the
+    members' order always differs when there are two or more (a random one could be the identity)."""
+    if isinstance(problem, Problem) and is_small(problem):
+        return _shuffled_small(problem, seed)
     rng = np.random.default_rng(seed)
     if isinstance(problem, StreamsProblem):
         clients = [
             Client(c.client_id, c.capacity, _shuffled_parts(c.active, rng), _shuffled_parts(c.standby, rng))
             for c in problem.clients
         ]
-        return StreamsProblem(problem.subtopologies, tuple(clients[i] for i in rng.permutation(len(clients))))
+        return StreamsProblem(problem.subtopologies, tuple(clients[i] for i in _moved(rng.permutation(len(clients)))))
     members = [
         Member(m.member_id, frozenset(rng.permutation(sorted(m.subscription)).tolist()),
                _shuffled_parts(m.owned, rng), m.generation, m.instance_id, m.rack)
@@ -357,8 +361,38 @@ def shuffled_problem(problem: Problem | StreamsProblem, seed: int) -> Problem | 
     ]
     names = list(problem.topics)
     topics = {names[i]: problem.topics[names[i]] for i in rng.permutation(len(names)).tolist()}
-    order = rng.permutation(len(members)).tolist()
+    order = _moved(rng.permutation(len(members)))
     return problem.replace(members=tuple(members[i] for i in order), topics=topics)
+
+
+def _moved(order: Any) -> list[int]:
+    """A permutation that is not the identity (reversed if it was), when it has two or more entries."""
+    order = list(order)
+    return order[::-1] if len(order) > 1 and order == sorted(order) else order
+
+
+def _shuffled_small(problem: Problem, seed: int) -> Problem:
+    """`shuffled_problem` with Python's seeded generator: a few list shuffles instead of a numpy call per array."""
+    rng = random.Random(seed)
+    members = []
+    for m in problem.members:
+        subscription = sorted(m.subscription)
+        rng.shuffle(subscription)
+        owned: dict[str, list[int]] = {}
+        if m.owned.count:
+            codes, bounds, indices = m.owned.lists()
+            runs = [(m.owned.table.names[c], list(indices[bounds[k]:bounds[k + 1]])) for k, c in enumerate(codes)]
+            rng.shuffle(runs)
+            for topic, run in runs:
+                rng.shuffle(run)
+                owned[topic] = run
+        members.append(Member(m.member_id, frozenset(subscription), owned, m.generation, m.instance_id, m.rack))
+    names = list(problem.topics)
+    rng.shuffle(names)
+    order = list(range(len(members)))
+    rng.shuffle(order)
+    return problem.replace(members=tuple(members[i] for i in _moved(order)),
+                           topics={t: problem.topics[t] for t in names})
 
 
 def _with_round(report: Report, k: int) -> list[Violation]:

@@ -274,19 +274,23 @@ def _small_partitions(spec: Mapping[str, Iterable[int]], sort: bool) -> Partitio
 SMALL_ROWS = 64
 
 
-def sets_by_member(members: int, member_row: np.ndarray, table: TopicTable, topic_row: np.ndarray,
-                   index_row: np.ndarray) -> list[PartitionSet]:
+def sets_by_member(members: int, member_row: Sequence[int] | np.ndarray, table: TopicTable,
+                   topic_row: Sequence[int] | np.ndarray, index_row: Sequence[int] | np.ndarray) -> list[PartitionSet]:
     """Group rows (member position, topic code, index) into one sorted `PartitionSet` per member;
-    rows of a member position outside [0, members) are dropped."""
+    rows of a member position outside [0, members) are dropped. Plain int lists (a small path's rows) or
+    arrays."""
     if len(member_row) <= SMALL_ROWS:
         return _sets_small(members, member_row, table, topic_row, index_row)
     return _sets_vectorized(members, member_row, table, topic_row, index_row)
 
 
-def _sets_small(members: int, member_row: np.ndarray, table: TopicTable, topic_row: np.ndarray,
-                index_row: np.ndarray) -> list[PartitionSet]:
-    rows = sorted(zip(np.asarray(member_row).tolist(), np.asarray(topic_row).tolist(),
-                      np.asarray(index_row).tolist()))
+def _plain(values: Sequence[int] | np.ndarray) -> Sequence[int]:
+    return values.tolist() if isinstance(values, np.ndarray) else values
+
+
+def _sets_small(members: int, member_row: Sequence[int] | np.ndarray, table: TopicTable,
+                topic_row: Sequence[int] | np.ndarray, index_row: Sequence[int] | np.ndarray) -> list[PartitionSet]:
+    rows = sorted(zip(_plain(member_row), _plain(topic_row), _plain(index_row)))
     out = [EMPTY] * members
     i, n = 0, len(rows)
     while i < n:
@@ -505,9 +509,10 @@ class Assignment:
         return cls({m: partitions_of(p) for m, p in spec.items()})
 
     @classmethod
-    def from_rows(cls, member_ids: Sequence[str], member_row: np.ndarray, table: TopicTable,
-                  topic_row: np.ndarray, index_row: np.ndarray) -> Assignment:
-        """The fast constructor: one row per assigned partition (member position, topic code, index)."""
+    def from_rows(cls, member_ids: Sequence[str], member_row: Sequence[int] | np.ndarray, table: TopicTable,
+                  topic_row: Sequence[int] | np.ndarray, index_row: Sequence[int] | np.ndarray) -> Assignment:
+        """The fast constructor: one row per assigned partition (member position, topic code, index), as arrays
+        or (small paths) plain int lists."""
         sets = sets_by_member(len(member_ids), member_row, table, topic_row, index_row)
         out = object.__new__(cls)  # the sets are canonical already: skip __post_init__'s re-sorting
         object.__setattr__(out, "by_member", MappingProxyType(dict(zip(map(str, member_ids), sets))))

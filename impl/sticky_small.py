@@ -1,0 +1,203 @@
+"""The general sticky assignor in plain Python for small problems (`spec.small_views.is_small`): the pair table of
+`impl/pairs.py`, the settled check of `impl/settled.py`, the flow of `impl/flow_small.py` (the same networks as
+`impl/flow.py`, so the same optimum) and the placement and class re-deal of `impl/sticky.py`, on lists.
+`tests/test_impl_small_paths.py` holds every output equal to the vectorized path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from assigncheck.spec.model import Assignment, Problem, TopicTable
+from assigncheck.spec.ownership import valid_claims
+from assigncheck.spec.racks import member_rack, rack_aware, rack_layout
+
+from .flow_small import solve_counts
+
+
+@dataclass(frozen=True)
+class SmallPairs:
+    """`impl.pairs.PairTable` as lists: members by id, nodes (topics, or (topic, rack set)) by (topic, set id),
+    pairs by (node, member), valid claims by (pair, global id)."""
+
+    member_ids: list[str]
+    table: TopicTable
+    offsets: list[int]
+    node_size: list[int]
+    node_topic: list[int]
+    gid_node: list[int] | None
+    pair_node: list[int]
+    pair_member: list[int]
+    pair_owned: list[int]
+    pair_mismatch: list[bool]
+    claim_pair: list[int]
+    claim_gid: list[int]
+    member_class: list[int]
+
+    @classmethod
+    def of(cls, problem: Problem) -> SmallPairs:
+        order = sorted(range(len(problem.members)), key=lambda i: problem.members[i].member_id)
+        members = [problem.members[i] for i in order]
+        n = len(members)
+        wanted = set().union(*(m.subscription for m in members)) if members else set()
+        table = TopicTable(t for t, size in problem.topics.items() if size > 0 and t in wanted)
+        sizes = [problem.topics[t] for t in table.names]
+        offsets = [0]
+        for size in sizes:
+            offsets.append(offsets[-1] + size)
+        aware = rack_aware(problem)
+        classes: dict[tuple[frozenset[str], str | None], int] = {}
+        member_class = [classes.setdefault((m.subscription, member_rack(m.rack) if aware else None), len(classes))
+                        for m in members]
+        code = table.code
+        topic_members: list[list[int]] = [[] for _ in sizes]
+        for k, m in enumerate(members):
+            for t in m.subscription:
+                if t in code:
+                    topic_members[code[t]].append(k)
+        gid_node = None
+        if not aware:
+            node_size, node_topic = sizes, list(range(len(sizes)))
+            node_set: list[int] = []
+        else:  # one node per (topic, rack set) present, by (topic, set id)
+            racks, lay = rack_layout(problem), _layout_offsets(problem)
+            sets = racks.partition_set.tolist()
+            node_of: dict[tuple[int, int], int] = {}
+            gid_set = [sets[lay[t] + i] for t, size in zip(table.names, sizes) for i in range(size)]
+            gid_topic = [k for k, size in enumerate(sizes) for _ in range(size)]
+            for key in sorted(set(zip(gid_topic, gid_set))):
+                node_of[key] = len(node_of)
+            gid_node = [node_of[key] for key in zip(gid_topic, gid_set)]
+            node_topic = [t for t, _ in node_of]
+            node_set = [s for _, s in node_of]
+            node_size = [0] * len(node_of)
+            for node in gid_node:
+                node_size[node] += 1
+        pair_node: list[int] = []
+        pair_member: list[int] = []
+        for node, t in enumerate(node_topic):
+            subs = sorted(topic_members[t])
+            pair_node += [node] * len(subs)
+            pair_member += subs
+        if aware:
+            member_racks = racks.member_rack.tolist()
+            match = racks.match.tolist()
+            pair_mismatch = [member_racks[order[m]] >= 0 and not match[node_set[node]][member_racks[order[m]]]
+                             for node, m in zip(pair_node, pair_member)]
+        else:
+            pair_mismatch = [False] * len(pair_node)
+        position = [0] * n
+        for k, i in enumerate(order):
+            position[i] = k
+        pair_index = {(node, m): p for p, (node, m) in enumerate(zip(pair_node, pair_member))}
+        v = valid_claims(problem)
+        names = v.table.names
+        claims = []
+        for m, t, i in zip(v.member.tolist(), v.topic.tolist(), v.index.tolist()):
+            k = code[names[t]]  # valid claims are of subscribed topics with partitions: all in T
+            g = offsets[k] + i
+            claims.append((pair_index[(k if gid_node is None else gid_node[g], position[m])], g))
+        claims.sort()
+        pair_owned = [0] * len(pair_node)
+        for p, _ in claims:
+            pair_owned[p] += 1
+        return cls([m.member_id for m in members], table, offsets, node_size, node_topic, gid_node, pair_node,
+                   pair_member, pair_owned, pair_mismatch, [p for p, _ in claims], [g for _, g in claims],
+                   member_class)
+
+    def assignment(self, owners: list[int], gids: list[int]) -> Assignment:
+        offsets, topic, index = self.offsets, [], []
+        for g in gids:
+            k = 0
+            while offsets[k + 1] <= g:
+                k += 1
+            topic.append(k)
+            index.append(g - offsets[k])
+        return Assignment.from_rows(self.member_ids, owners, self.table, topic, index)
+
+
+def _layout_offsets(problem: Problem) -> dict[str, int]:
+    """Global id of partition 0 of every topic in `spec.rows.layout` numbering (all topics, by name)."""
+    out, total = {}, 0
+    for t in sorted(problem.topics):
+        out[t] = total
+        total += problem.topics[t]
+    return out
+
+
+def optimally_balanced(counts: list[int], pairs: SmallPairs, holds: list[bool]) -> bool:
+    """`impl.settled.optimally_balanced`: no chain passes a partition to a member with 2 fewer."""
+    reach = list(counts)
+    subscribers: dict[int, list[int]] = {}
+    held: list[tuple[int, int]] = []
+    for node, m, h in zip(pairs.pair_node, pairs.pair_member, holds):
+        subscribers.setdefault(node, []).append(m)
+        if h:
+            held.append((m, node))
+    changed = True
+    while changed:
+        best = {node: min(reach[m] for m in subs) for node, subs in subscribers.items()}
+        changed = False
+        for m, node in held:
+            if best[node] < reach[m]:
+                reach[m], changed = best[node], True
+    return all(c - r <= 1 for c, r in zip(counts, reach))
+
+
+def _settled(pairs: SmallPairs) -> Assignment | None:
+    if len(pairs.claim_gid) != pairs.offsets[-1] or any(
+            x and o for x, o in zip(pairs.pair_mismatch, pairs.pair_owned)):
+        return None
+    counts = [0] * len(pairs.member_ids)
+    for m, o in zip(pairs.pair_member, pairs.pair_owned):
+        counts[m] += o
+    if not optimally_balanced(counts, pairs, [o > 0 for o in pairs.pair_owned]):
+        return None
+    return pairs.assignment([pairs.pair_member[p] for p in pairs.claim_pair], pairs.claim_gid)
+
+
+def redeal_within_classes(pairs: SmallPairs, receivers: list[int], gids: list[int]) -> tuple[list[int], list[int]]:
+    """`impl.sticky.redeal_within_classes`, plainly."""
+    members = len(pairs.member_ids)
+    need = [0] * members
+    for m in receivers:
+        need[m] += 1
+    cls = pairs.member_class
+    per_class: dict[int, int] = {}
+    for m in range(members):
+        if need[m]:
+            per_class[cls[m]] = per_class.get(cls[m], 0) + 1
+    if not receivers or max(per_class.values(), default=0) <= 1:
+        return receivers, gids
+    pool = [g for _, g in sorted((cls[m], g) for m, g in zip(receivers, gids))]
+    rank = [0] * members
+    for r, m in enumerate(sorted(range(members), key=lambda m: (cls[m], -need[m], m))):
+        rank[m] = r
+    sequence = sorted((cls[m], lap, rank[m], m) for m in range(members) for lap in range(need[m]))
+    return [m for _, _, _, m in sequence], pool
+
+
+def assign_small(problem: Problem) -> Assignment:
+    """`impl.sticky.assign_general_sticky` on lists."""
+    pairs = SmallPairs.of(problem)
+    settled = _settled(pairs)
+    if settled is not None:
+        return settled
+    keep, new = solve_counts(pairs.node_size, pairs.pair_node, pairs.pair_member, pairs.pair_owned,
+                             len(pairs.member_ids), pairs.pair_mismatch, pairs.node_topic)
+    starts, total = [], 0
+    for o in pairs.pair_owned:
+        starts.append(total)
+        total += o
+    kept_owner, kept_gid = [], []
+    for c, (p, g) in enumerate(zip(pairs.claim_pair, pairs.claim_gid)):
+        if c - starts[p] < keep[p]:
+            kept_owner.append(pairs.pair_member[p])
+            kept_gid.append(g)
+    taken = set(kept_gid)
+    free = [g for g in range(pairs.offsets[-1]) if g not in taken]
+    if pairs.gid_node is not None:
+        free.sort(key=pairs.gid_node.__getitem__)  # stable: by (node, gid)
+    receivers = [m for m, x in zip(pairs.pair_member, new) for _ in range(x)]
+    sequence, pool = redeal_within_classes(pairs, receivers, free)
+    return pairs.assignment(kept_owner + sequence, kept_gid + pool)
