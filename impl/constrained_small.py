@@ -6,6 +6,7 @@ every output equal to the vectorized one; the Z3 conformance tests replay the mo
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from assigncheck.spec.model import Assignment, Problem, TopicTable
@@ -40,7 +41,7 @@ class SmallLayout:
         names, code = v.table.names, table.code
         keyed: list[list[tuple[int, int]]] = [[] for _ in order]  # per member: (rank within its topic, gid)
         last, rank = (-1, -1), 0
-        for m, t, i in zip(v.member.tolist(), v.topic.tolist(), v.index.tolist()):
+        for m, t, i in v.rows():
             rank = rank + 1 if (m, t) == last else 0
             last = (m, t)
             keyed[position[m]].append((rank, offsets[code[names[t]]] + i))
@@ -51,14 +52,9 @@ class SmallLayout:
         return [g for g in range(self.partitions) if g not in taken]
 
     def assignment(self, owners: list[int], ids: list[int]) -> Assignment:
-        topic, index, k = [], [], 0
         offsets = self.offsets
-        for g in ids:  # ids of one member are not ordered; find each topic by a short scan
-            k = 0
-            while offsets[k + 1] <= g:
-                k += 1
-            topic.append(k)
-            index.append(g - offsets[k])
+        topic = [bisect_right(offsets, g) - 1 for g in ids]
+        index = [g - offsets[k] for g, k in zip(ids, topic)]
         return Assignment.from_rows(self.member_ids, owners, self.table, topic, index)
 
 

@@ -15,6 +15,7 @@ import numpy as np
 from assigncheck.spec.model import AnyProblem, Assignment, Problem, TopicTable
 from assigncheck.spec.promises import Assignor, Promises
 from assigncheck.spec.rows import Layout, Rows, assigned_rows, claimed_rows, layout, valid_rows
+from assigncheck.spec.small_views import is_small, output_is_small, output_view, problem_view
 
 from . import registry
 from .constrained import CONSTRAINED_PROMISES
@@ -42,6 +43,12 @@ def withhold(problem: Problem, eager: Assignment) -> Assignment:
     (`spec.rows`): one key per (member, partition), no loop over members."""
     if not any(m.owned.count for m in problem.members):
         return eager  # nobody claims anything: nothing to wait for
+    if is_small(problem) and output_is_small(eager):
+        return _withhold_small(problem, eager)
+    return _withhold_rows(problem, eager)
+
+
+def _withhold_rows(problem: Problem, eager: Assignment) -> Assignment:
     lay, n = layout(problem), len(problem.members)
     total = max(lay.total, 1)
     claims = _member_keys(claimed_rows(problem), lay, n)
@@ -58,6 +65,19 @@ def withhold(problem: Problem, eager: Assignment) -> Assignment:
     code = np.fromiter(map(table.code.__getitem__, given.piece_topic), dtype=np.int64, count=len(given.piece_topic))
     return Assignment.from_rows(given.member_ids, given.member[keep], table, code[given.piece[keep]],
                                 given.index[keep])
+
+
+def _withhold_small(problem: Problem, eager: Assignment) -> Assignment:
+    """`withhold` on the plain-Python views of a small problem (`spec.small_views`): the same rows dropped."""
+    pv, given, n = problem_view(problem), output_view(problem, eager), len(problem.members)
+    valid = {(m, g) for m, g, _, _ in pv.valid}
+    keep = [not (g >= 0 and m < n and pv.claimants.get(g, 0) - ((m, g) in pv.claims) > 0 and (m, g) not in valid)
+            for m, g in zip(given.member, given.gid)]
+    if all(keep):
+        return eager
+    table = TopicTable.of(tuple(sorted(set(given.topic))))
+    rows = [(m, table.code[t], i) for m, t, i, k in zip(given.member, given.topic, given.index, keep) if k]
+    return Assignment.from_rows(given.ids, [r[0] for r in rows], table, [r[1] for r in rows], [r[2] for r in rows])
 
 
 def _wrapped(problem: Problem) -> Assignor:

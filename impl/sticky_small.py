@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from assigncheck.spec.model import Assignment, Problem, TopicTable
@@ -93,7 +94,7 @@ class SmallPairs:
         v = valid_claims(problem)
         names = v.table.names
         claims = []
-        for m, t, i in zip(v.member.tolist(), v.topic.tolist(), v.index.tolist()):
+        for m, t, i in v.rows():
             k = code[names[t]]  # valid claims are of subscribed topics with partitions: all in T
             g = offsets[k] + i
             claims.append((pair_index[(k if gid_node is None else gid_node[g], position[m])], g))
@@ -106,13 +107,9 @@ class SmallPairs:
                    member_class)
 
     def assignment(self, owners: list[int], gids: list[int]) -> Assignment:
-        offsets, topic, index = self.offsets, [], []
-        for g in gids:
-            k = 0
-            while offsets[k + 1] <= g:
-                k += 1
-            topic.append(k)
-            index.append(g - offsets[k])
+        offsets = self.offsets
+        topic = [bisect_right(offsets, g) - 1 for g in gids]
+        index = [g - offsets[k] for g, k in zip(gids, topic)]
         return Assignment.from_rows(self.member_ids, owners, self.table, topic, index)
 
 

@@ -98,14 +98,16 @@ class _Checks(NamedTuple):
     per_topic_spread: Callable[[Problem, Assignment], int]
     mismatches: Callable[[Problem, Assignment], int]
     cooperative_withhold: Callable[[Problem, Assignment, Assignment], list[Violation]]
+    certify_max_retained: Callable[[Problem, Assignment, str, bool], None]  # settles the oracle's figure, if it can
 
 
 VECTORIZED = _Checks(check_hard, bal.BALANCE_CHECKS, st.max_retained, racks.rack_violations,
                      st.per_topic_spread_violations, bal.spread, bal.sum_squares, st.retained, st.moves, st.withheld,
-                     st.per_topic_spread, racks.mismatches, cooperative_withhold)
+                     st.per_topic_spread, racks.mismatches, cooperative_withhold,
+                     lambda *_: None)
 SMALL = _Checks(sc.check_hard, sc.BALANCE_CHECKS, sc.max_retained, sc.rack_violations, sc.per_topic_spread_violations,
                 sc.spread, sc.sum_squares, sc.retained, sc.moves, sc.withheld, sc.per_topic_spread, sc.mismatches,
-                sc.cooperative_withhold)
+                sc.cooperative_withhold, sc.certify_max_retained)
 
 
 def checks_for(problem: Problem, assignment: Assignment) -> _Checks:
@@ -132,6 +134,8 @@ def check_assignment(
     held = c.withheld(problem, assignment)
     violations = c.check_hard(problem, assignment)
     enforce = held == 0 and in_domain(problem, promises)
+    if use_oracle and ob is not None and held == 0 and not violations:
+        c.certify_max_retained(problem, assignment, ob, promises.racks)
     if enforce:
         if promises.balance != "none" and (promises.balance != "optimal" or use_oracle):
             violations += c.balance[promises.balance](problem, assignment)
@@ -404,9 +408,9 @@ def protocol_form(problem: Problem | StreamsProblem, promises: Promises) -> Prob
     supports, so an eager-only assignor sees eager groups and a cooperative-only one cooperative groups."""
     if isinstance(problem, Problem):
         if problem.protocol == "cooperative" and promises.max_rounds is None:
-            return problem.replace(protocol="eager")
+            return problem.with_protocol("eager")
         if problem.protocol == "eager" and not promises.eager and promises.max_rounds is not None:
-            return problem.replace(protocol="cooperative")
+            return problem.with_protocol("cooperative")
     return problem
 
 
@@ -483,7 +487,7 @@ def _cooperative_rounds(
         violations += _with_round(check_assignment(p, out, promises, oracle=oracle, measure=False), k)
     if promises.eager:  # it speaks both protocols: each round is its eager assignment minus the transfers
         for k, (p, out) in enumerate(rounds, start=1):
-            eager = run_assignor(assignor, p.replace(protocol="eager"), budget_s, hang_s)
+            eager = run_assignor(assignor, p.with_protocol("eager"), budget_s, hang_s)
             c = checks_for(p, out) if checks_for(p, eager) is SMALL else VECTORIZED
             violations += _with_round(Report(tuple(c.cooperative_withhold(p, out, eager))), k)
     last_problem, last_out = rounds[-1]

@@ -69,7 +69,7 @@ class PartitionSet(Mapping[str, np.ndarray]):
     `lists()` gives the tuples back to plain-Python code (an array-built set makes them on first use).
     """
 
-    __slots__ = ("table", "_codes", "_bounds", "_indices", "is_sorted", "_lists")
+    __slots__ = ("table", "_codes", "_bounds", "_indices", "is_sorted", "_lists", "count")
 
     def __init__(self, table: TopicTable, codes: np.ndarray, bounds: np.ndarray, indices: np.ndarray,
                  is_sorted: bool) -> None:
@@ -79,13 +79,14 @@ class PartitionSet(Mapping[str, np.ndarray]):
         self._indices = indices  # int32, read-only
         self.is_sorted = is_sorted  # indices ascending within every topic
         self._lists: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]] | None = None
+        self.count = len(indices)  # partitions listed, repeats included
 
     @classmethod
     def of_lists(cls, table: TopicTable, codes: tuple[int, ...], bounds: tuple[int, ...], indices: tuple[int, ...],
                  is_sorted: bool) -> PartitionSet:
         """From plain tuples (codes ascending, `bounds` from 0, int32 indices); no numpy call until asked."""
         out = cls.__new__(cls)
-        out.table, out.is_sorted, out._lists = table, is_sorted, (codes, bounds, indices)
+        out.table, out.is_sorted, out._lists, out.count = table, is_sorted, (codes, bounds, indices), len(indices)
         out._codes = out._bounds = out._indices = None
         return out
 
@@ -175,10 +176,6 @@ class PartitionSet(Mapping[str, np.ndarray]):
     def items(self) -> Iterator[tuple[str, np.ndarray]]:  # type: ignore[override]
         names, b, idx = self.table.names, self.bounds.tolist(), self.indices
         return ((names[c], idx[b[i]:b[i + 1]]) for i, c in enumerate(self.codes.tolist()))
-
-    @property
-    def count(self) -> int:
-        return len(self._lists[2] if self._lists is not None else self._indices)  # type: ignore[arg-type]
 
     def rows(self) -> tuple[np.ndarray, np.ndarray]:
         """(topic code per partition in `table`, index per partition), in storage order."""
@@ -290,23 +287,24 @@ def _plain(values: Sequence[int] | np.ndarray) -> Sequence[int]:
 
 def _sets_small(members: int, member_row: Sequence[int] | np.ndarray, table: TopicTable,
                 topic_row: Sequence[int] | np.ndarray, index_row: Sequence[int] | np.ndarray) -> list[PartitionSet]:
-    rows = sorted(zip(_plain(member_row), _plain(topic_row), _plain(index_row)))
+    by_member: dict[int, dict[int, list[int]]] = {}
+    for m, t, i in zip(_plain(member_row), _plain(topic_row), _plain(index_row)):
+        if 0 <= m < members:
+            runs = by_member.get(m)
+            if runs is None:
+                by_member[m] = {t: [i]}
+            elif t in runs:
+                runs[t].append(i)
+            else:
+                runs[t] = [i]
     out = [EMPTY] * members
-    i, n = 0, len(rows)
-    while i < n:
-        member, j = rows[i][0], i
-        codes: list[int] = []
-        bounds: list[int] = []
-        while j < n and rows[j][0] == member:
-            if not codes or codes[-1] != rows[j][1]:
-                codes.append(rows[j][1])
-                bounds.append(j - i)
-            j += 1
-        if 0 <= member < members:
-            bounds.append(j - i)
-            out[member] = PartitionSet.of_lists(table, tuple(codes), tuple(bounds), tuple(r[2] for r in rows[i:j]),
-                                                True)
-        i = j
+    for m, runs in by_member.items():
+        codes = sorted(runs)
+        bounds, flat = [0], []
+        for c in codes:
+            flat += sorted(runs[c])
+            bounds.append(len(flat))
+        out[m] = PartitionSet.of_lists(table, tuple(codes), tuple(bounds), tuple(flat), True)
     return out
 
 
@@ -446,7 +444,8 @@ class Problem:
     _derived: dict[str, object] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def derived(self, key: str, compute: Callable[[Problem], T]) -> T:
-        """`compute(self)`, computed once per problem; `compute` must return a value nobody mutates."""
+        """`compute(self)`, computed once per problem; `compute` must return a value nobody mutates and must not
+        depend on the protocol (`with_protocol` shares the cache)."""
         if key not in self._derived:
             self._derived[key] = compute(self)
         return self._derived[key]  # type: ignore[return-value]
@@ -489,6 +488,15 @@ class Problem:
         from dataclasses import replace
 
         return replace(self, **changes)
+
+    def with_protocol(self, protocol: Protocol) -> Problem:
+        """The same group under another protocol, sharing the derived data (none of it depends on the protocol:
+        valid ownership, views, oracle optima are the group's)."""
+        if protocol == self.protocol:
+            return self
+        out = self.replace(protocol=protocol)
+        object.__setattr__(out, "_derived", self._derived)
+        return out
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from ortools.graph.python import max_flow, min_cost_flow
 
 from .errors import InputError
 from .model import Assignment, Problem
-from .oracle_small import figures
+from .oracle_small import balanced_counts, figures
 from .ownership import valid_claims, valid_owned
 from .racks import rack_aware, rack_layout
 from .rows import layout, valid_rows
@@ -270,7 +270,10 @@ def _flow(problem: Problem, balance: str, racks: bool) -> _Figures | None:
 
 
 def optimal_sum_squares(problem: Problem) -> int:
-    """The minimum Σ count² over complete assignments (H1-H5, eager) of `problem`."""
+    """The minimum Σ count² over complete assignments (H1-H5, eager) of `problem` (small problems: by exchanges,
+    `spec.oracle_small.balanced_counts`)."""
+    if is_small(problem):
+        return sum(c * c for c in balanced_counts(problem))
     result = _flow(problem, "optimal", False)
     assert result is not None and result.sum_squares is not None  # every subscribed partition has a subscriber
     return result.sum_squares

@@ -1,5 +1,6 @@
 """The oracle's optima for small problems (`spec.small_views.is_small`): the network of `spec.oracle` built from
-plain lists in one pass, solved by the same OR-Tools min-cost flow, and read from its optimal cost alone.
+plain lists in one pass, solved by the same OR-Tools min-cost flow, and read from its optimal cost alone; and the
+minimum Σ count² without a flow (`balanced_counts`).
 
 Only the optimal *values* are wanted (Σ count², fewest mismatches, most retained), never a flow, so the network's
 node order is free and the three figures decode from the cost: with `rack` above any retention difference and
@@ -9,12 +10,80 @@ node order is free and the three figures decode from the cost: with `rack` above
 
 from __future__ import annotations
 
+import heapq
+
 import numpy as np
 from ortools.graph.python import min_cost_flow
 
 from .model import Problem
 from .racks import member_rack
 from .small_views import problem_view
+
+
+def balanced_counts(problem: Problem) -> tuple[int, ...]:
+    """Member counts (problem order) of a complete assignment with the minimum Σ count², computed once per problem.
+
+    The count vectors of complete assignments form an M-convex set, where a vector minimises a separable convex
+    function iff no single exchange improves it (Murota): here, iff no member `a` can pass a partition along a chain
+    (each step: the giver holds a partition of a topic the receiver subscribes to) to a member `b` with
+    c_b <= c_a - 2 (Frank & Murota's criterion, as `impl/settled.py` uses it). So: deal each topic to its least
+    loaded subscribers, then move single partitions along such chains until none is left (each move lowers Σ count²
+    by at least 2). Its largest count is also the smallest feasible maximum (a dec-min vector)."""
+    return problem.derived("balanced_counts", _balanced_counts)
+
+
+def _balanced_counts(problem: Problem) -> tuple[int, ...]:
+    pv = problem_view(problem)
+    members = len(pv.ids)
+    counts = [0] * members
+    held: list[dict[str, int]] = [{} for _ in range(members)]  # member -> topic -> partitions of it
+    subscribers = {t: [m for m in range(members) if t in pv.subs[m]] for t in pv.subscribed if pv.size[t]}
+    for t, subs in subscribers.items():
+        heap = [(counts[m], m) for m in subs]
+        heapq.heapify(heap)
+        for _ in range(pv.size[t]):
+            c, m = heapq.heappop(heap)
+            counts[m] = c + 1
+            held[m][t] = held[m].get(t, 0) + 1
+            heapq.heappush(heap, (c + 1, m))
+    while max(counts, default=0) - min(counts, default=0) > 1:  # else no exchange can lower Σ count²
+        # The lowest count reachable from each member along chains (a fixed point, as `impl/settled.py`).
+        reach = list(counts)
+        changed = True
+        while changed:
+            best = {t: min(reach[m] for m in subs) for t, subs in subscribers.items()}
+            changed = False
+            for m in range(members):
+                low = min((best[t] for t, k in held[m].items() if k), default=reach[m])
+                if low < reach[m]:
+                    reach[m], changed = low, True
+        a = max(range(members), key=lambda m: counts[m] - reach[m])
+        if counts[a] - reach[a] <= 1:
+            break
+        parent: dict[int, tuple[int, str] | None] = {a: None}  # a chain from a to a member 2+ below it
+        queue, found = [a], -1
+        for u in queue:
+            for t, k in held[u].items():
+                for w in subscribers[t] if k else ():
+                    if w not in parent:
+                        parent[w] = (u, t)
+                        if counts[w] <= counts[a] - 2:
+                            found = w
+                            break
+                        queue.append(w)
+                if found >= 0:
+                    break
+            if found >= 0:
+                break
+        w = found
+        while (step := parent[w]) is not None:
+            u, t = step
+            held[u][t] -= 1
+            held[w][t] = held[w].get(t, 0) + 1
+            w = u
+        counts[a] -= 1
+        counts[found] += 1
+    return tuple(counts)
 
 
 def figures(problem: Problem, balance: str, racks: bool) -> tuple[int | None, int, int] | None:
@@ -77,8 +146,9 @@ def figures(problem: Problem, balance: str, racks: bool) -> tuple[int | None, in
     supplies[0], supplies[1] = total, -total
     if balance == "optimal":
         weight = rack * total + total_owned + 1
+        bound = max(balanced_counts(problem), default=0)  # no optimum gives anyone more (`spec.oracle` docstring)
         for m in range(members):
-            for k in range(1, degree[m] + 1):
+            for k in range(1, min(degree[m], bound) + 1):
                 tails.append(m0 + m)
                 heads.append(1)
                 caps.append(1)

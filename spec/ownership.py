@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -80,6 +80,14 @@ class ValidClaims:
     member: np.ndarray
     topic: np.ndarray
     index: np.ndarray
+    _rows: list[tuple[int, int, int]] | None = field(default=None, compare=False, repr=False)
+
+    def rows(self) -> list[tuple[int, int, int]]:
+        """(member, topic code, index) per row, as plain ints (for the small paths; do not mutate)."""
+        if self._rows is None:
+            object.__setattr__(self, "_rows", list(zip(self.member.tolist(), self.topic.tolist(),
+                                                       self.index.tolist())))
+        return self._rows  # type: ignore[return-value]
 
 
 def valid_claims(problem: Problem) -> ValidClaims:
@@ -104,11 +112,14 @@ def _valid_claims_small(problem: Problem) -> ValidClaims:
         if not m.owned.count:
             continue
         mine = set()
-        for topic, indices in m.owned.items():
+        codes, bounds, indices = m.owned.lists()
+        names = m.owned.table.names
+        for k, c in enumerate(codes):
+            topic = names[c]
             code, size = table.code.get(topic), problem.topics.get(topic, 0)
             if code is None or topic not in m.subscription:  # rule 2
                 continue
-            mine.update((code, i) for i in indices.tolist() if 0 <= i < size)  # rule 1; rule 3 by the set
+            mine.update((code, i) for i in indices[bounds[k]:bounds[k + 1]] if 0 <= i < size)  # rule 1; rule 3
         for key in mine:
             held = best.get(key)
             if held is None or m.generation > held[0]:
@@ -117,7 +128,7 @@ def _valid_claims_small(problem: Problem) -> ValidClaims:
                 best[key] = (held[0], held[1], True)  # rule 4: a tie at the top means nobody
     rows = sorted((who, code, i) for (code, i), (_, who, tied) in best.items() if not tied)
     return ValidClaims(table, read_only([r[0] for r in rows], np.int64), read_only([r[1] for r in rows], np.int64),
-                       read_only([r[2] for r in rows]))
+                       read_only([r[2] for r in rows]), rows)
 
 
 def _valid_claims_vectorized(problem: Problem) -> ValidClaims:

@@ -14,7 +14,8 @@ from . import balance as bal
 from .invariants import CAP, and_more, h1_members
 from .model import Assignment, Problem
 from .oracle_cache import max_retained as oracle_max_retained
-from .oracle_cache import min_mismatches, optimal_sum_squares
+from .oracle_cache import min_mismatches, optimal_sum_squares, settle_max_retained
+from .oracle_small import balanced_counts
 from .racks import member_rack, rack_aware
 from .small_views import OutputView, ProblemView, output_view, problem_view
 from .violations import Violation
@@ -331,6 +332,31 @@ def max_retained(problem: Problem, assignment: Assignment, balance: str = "none"
     under = f"{balance} balance{' and the fewest rack mismatches' if racks else ''}"
     msg = f"retained {got} validly owned partitions; {best} can be kept under {under} ({best - got} moved)"
     return [Violation("stickiness.max_retained", msg)]
+
+
+def certify_max_retained(problem: Problem, assignment: Assignment, balance: str, racks: bool) -> None:
+    """Settle the oracle's max retained without a flow when this output proves it. Call only for an output that
+    meets H1-H5 with nothing withheld. If it also meets `balance`, it is one of the assignments the maximum is
+    taken over, so the maximum is at least its retained; and no such assignment keeps more than Σ min(|V_m|, cap)
+    ("optimal": cap = the smallest feasible maximum count, which no optimum exceeds; "perfect": ceil(P / C)). When
+    the two meet, that is the maximum. Not on rack-aware problems with `racks` (the fewest mismatches come first)."""
+    if balance == "none" or (racks and rack_aware(problem)):
+        return
+    counts = member_counts(problem, assignment)
+    if balance == "optimal":
+        if sum(c * c for c in counts) != optimal_sum_squares(problem):
+            return
+        cap = max(balanced_counts(problem), default=0)
+    else:
+        if not counts or max(counts) - min(counts) > 1:
+            return
+        cap = -(-sum(counts) // len(counts))
+    valid = [0] * len(counts)
+    for m, _, _, _ in problem_view(problem).valid:
+        valid[m] += 1
+    got = retained(problem, assignment)
+    if got == sum(min(v, cap) for v in valid):
+        settle_max_retained(problem, balance, racks, got)
 
 
 # ---- racks ------------------------------------------------------------------------------------------------

@@ -79,8 +79,7 @@ def _problem_view(problem: Problem) -> ProblemView:
     wanted = set().union(*(m.subscription for m in problem.members)) if problem.members else set()
     v = valid_claims(problem)
     names = v.table.names
-    valid = tuple((m, offset[names[c]] + i, names[c], i)
-                  for m, c, i in zip(v.member.tolist(), v.topic.tolist(), v.index.tolist()))
+    valid = tuple((m, offset[names[c]] + i, names[c], i) for m, c, i in v.rows())
     claims: set[tuple[int, int]] = set()
     for mi, m in enumerate(problem.members):
         if not m.owned.count:

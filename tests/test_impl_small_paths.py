@@ -5,7 +5,7 @@ import numpy as np
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from assigncheck.impl import constrained_small, flow, flow_small, sticky_small
+from assigncheck.impl import constrained_small, cooperative, flow, flow_small, registry, sticky_small
 from assigncheck.impl.constrained import ConstrainedLayout, ConstrainedStickyAssignor
 from assigncheck.impl.constrained4 import FourPhaseConstrainedAssignor
 from assigncheck.impl.sticky import assign_general_sticky
@@ -61,3 +61,11 @@ def test_small_flow_picks_the_same_optimum(net):
     reach = np.bincount(arr[2], weights=arr[0][arr[1]], minlength=members).astype(np.int64)
     assert flow_small.min_max_count(sizes, pair_node, pair_member, node_topic, members) == \
         flow._min_max_count(arr[0], arr[1], arr[2], reach)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(sticky_rounds(), problems(racks=None)))
+def test_withhold_small_path_agrees(problem):
+    problem = problem.with_protocol("cooperative")
+    eager = registry.get("sticky").assign(problem)
+    assert cooperative._withhold_small(problem, eager) == cooperative._withhold_rows(problem, eager)

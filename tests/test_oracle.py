@@ -96,6 +96,10 @@ def test_small_path_agrees_with_the_vectorized_network(problem):
                 continue
             squares = int((flow.counts ** 2).sum()) if balance == "optimal" else None
             assert small == (squares, flow.mismatched, int(flow.retained.sum())), balance
+            if balance == "optimal":  # the flow-free minimum, and its largest count is the smallest feasible maximum
+                counts = oracle_small.balanced_counts(problem)
+                assert sum(c * c for c in counts) == squares
+                assert max(counts, default=0) == oracle._min_max_count(oracle._network(problem))
 
 
 def test_closed_form_for_equal_subscriptions():

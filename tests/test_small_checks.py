@@ -2,13 +2,15 @@
 (every violation, word for word, and every measure) on hypothesis' problems, with assignor outputs, junk outputs
 and cooperative rounds."""
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assigncheck.impl import registry
-from assigncheck.spec import check
-from assigncheck.spec.model import Assignment
+from assigncheck.spec import check, oracle, oracle_cache, racks
+from assigncheck.spec.model import Assignment, Member, Problem
 from assigncheck.spec.promises import Promises
+from assigncheck.spec.rounds import next_round
 from assigncheck.spec.strategies import problems, sticky_rounds
 
 EVERYTHING = [Promises(balance=b, stickiness="max_retained", per_topic_spread=True, racks=True)
@@ -50,3 +52,41 @@ def test_small_and_vectorized_agree_on_cooperative_rounds(problem, data):
     assert_same_reports(problem, out)
     for p, o, e in ((problem, out, eager), (problem, eager, out)):
         assert check.SMALL.cooperative_withhold(p, o, e) == check.VECTORIZED.cooperative_withhold(p, o, e)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(problems(racks=True, min_members=0, min_partitions_per_topic=0),
+                 problems(racks=True, co_partitioned=True)))
+def test_small_and_vectorized_rack_layouts_agree(problem):
+    small = racks._rack_layout_small(problem)
+    object.__setattr__(problem, "_derived", {"small": False})  # forces the vectorized layout
+    vectorized = racks._rack_layout(problem)
+    assert (small.aware, small.sets) == (vectorized.aware, vectorized.sets)
+    for name in ("partition_set", "member_rack", "match"):
+        assert np.array_equal(getattr(small, name), getattr(vectorized, name)), name
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(problems(racks=None), sticky_rounds()),
+       st.sampled_from(["sticky", "sticky-constrained", "roundrobin"]))
+def test_a_certified_max_retained_is_the_oracles(problem, name):
+    out = registry.get(name).assign(problem)
+    if check.SMALL.check_hard(problem, out) or check.SMALL.withheld(problem, out):
+        return
+    for balance in ("optimal", "perfect"):
+        for with_racks in (False, True):
+            oracle_cache._last = None
+            check.SMALL.certify_max_retained(problem, out, balance, with_racks)
+            settled = oracle_cache._memo(problem).get(("max_retained", f"{balance}{'+racks' if with_racks else ''}"))
+            if settled is not None:
+                assert settled == oracle.max_retained(problem, balance, with_racks)
+
+
+def test_the_certificate_settles_a_fed_back_round():
+    fresh = Problem({"t0": 5, "t1": 3}, (Member("a", frozenset({"t0", "t1"})), Member("b", frozenset({"t0"})),
+                                        Member("c", frozenset({"t1"}))))
+    problem = next_round(fresh, registry.get("sticky").assign(fresh))
+    out = registry.get("sticky").assign(problem)
+    oracle_cache._last = None
+    check.SMALL.certify_max_retained(problem, out, "optimal", True)
+    assert oracle_cache._memo(problem)[("max_retained", "optimal+racks")] == 8 == oracle.max_retained(problem)
