@@ -70,10 +70,30 @@ def _solved(net: min_cost_flow.SimpleMinCostFlow, owns: list[int], arcs: np.ndar
     return keep, flows[len(owns):]
 
 
+# A check runs an assignor 3-7 times on one group (again, listed in another order, each cooperative round's eager
+# form), and each run builds the same network: answers are remembered by the network's content (a pure function of
+# it; OR-Tools is deterministic), for the last `MEMO` networks.
+MEMO = 16
+_memo: dict[tuple[tuple[int, ...], ...], tuple[list[int], list[int]]] = {}
+
+
 def solve_counts(sizes: list[int], pair_topic: list[int], pair_member: list[int], pair_owned: list[int],
                  members: int, pair_mismatch: list[bool], topic_of_node: list[int]) -> tuple[list[int], list[int]]:
     """(keep, new) per pair, as `flow.solve_counts` answers for the same network (`topic_of_node`: each node's
-    topic, nodes of one topic adjacent)."""
+    topic, nodes of one topic adjacent). Do not mutate the answer."""
+    key = (tuple(sizes), tuple(pair_topic), tuple(pair_member), tuple(pair_owned), (members,), tuple(pair_mismatch),
+           tuple(topic_of_node))
+    answer = _memo.get(key)
+    if answer is None:
+        answer = _solve_counts(sizes, pair_topic, pair_member, pair_owned, members, pair_mismatch, topic_of_node)
+        if len(_memo) >= MEMO:
+            _memo.pop(next(iter(_memo)))
+        _memo[key] = answer
+    return answer
+
+
+def _solve_counts(sizes: list[int], pair_topic: list[int], pair_member: list[int], pair_owned: list[int],
+                  members: int, pair_mismatch: list[bool], topic_of_node: list[int]) -> tuple[list[int], list[int]]:
     n_pairs, total = len(pair_topic), sum(sizes)
     if n_pairs == 0 or total == 0:
         return [0] * n_pairs, [0] * n_pairs

@@ -10,7 +10,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 from assigncheck.spec.model import Assignment, Problem, TopicTable
-from assigncheck.spec.ownership import valid_claims
+from assigncheck.spec.ownership import valid_claims, valid_owned
 from assigncheck.spec.racks import member_rack, rack_aware, rack_layout
 
 from .flow_small import solve_counts
@@ -122,37 +122,6 @@ def _layout_offsets(problem: Problem) -> dict[str, int]:
     return out
 
 
-def optimally_balanced(counts: list[int], pairs: SmallPairs, holds: list[bool]) -> bool:
-    """`impl.settled.optimally_balanced`: no chain passes a partition to a member with 2 fewer."""
-    reach = list(counts)
-    subscribers: dict[int, list[int]] = {}
-    held: list[tuple[int, int]] = []
-    for node, m, h in zip(pairs.pair_node, pairs.pair_member, holds):
-        subscribers.setdefault(node, []).append(m)
-        if h:
-            held.append((m, node))
-    changed = True
-    while changed:
-        best = {node: min(reach[m] for m in subs) for node, subs in subscribers.items()}
-        changed = False
-        for m, node in held:
-            if best[node] < reach[m]:
-                reach[m], changed = best[node], True
-    return all(c - r <= 1 for c, r in zip(counts, reach))
-
-
-def _settled(pairs: SmallPairs) -> Assignment | None:
-    if len(pairs.claim_gid) != pairs.offsets[-1] or any(
-            x and o for x, o in zip(pairs.pair_mismatch, pairs.pair_owned)):
-        return None
-    counts = [0] * len(pairs.member_ids)
-    for m, o in zip(pairs.pair_member, pairs.pair_owned):
-        counts[m] += o
-    if not optimally_balanced(counts, pairs, [o > 0 for o in pairs.pair_owned]):
-        return None
-    return pairs.assignment([pairs.pair_member[p] for p in pairs.claim_pair], pairs.claim_gid)
-
-
 def redeal_within_classes(pairs: SmallPairs, receivers: list[int], gids: list[int]) -> tuple[list[int], list[int]]:
     """`impl.sticky.redeal_within_classes`, plainly."""
     members = len(pairs.member_ids)
@@ -174,12 +143,48 @@ def redeal_within_classes(pairs: SmallPairs, receivers: list[int], gids: list[in
     return [m for _, _, _, m in sequence], pool
 
 
+def _settled_claims(problem: Problem) -> Assignment | None:
+    """`_settled` before any pair table: every subscribed partition validly owned, none on a foreign rack of a
+    rack-aware problem, and no chain to a member 2 below (the claims, as they are; every check's fixpoint round)."""
+    members = problem.members
+    wanted = set().union(*(m.subscription for m in members)) if members else set()
+    v = valid_claims(problem)
+    rows, names = v.rows(), v.table.names
+    if len(rows) != sum(n for t, n in problem.topics.items() if t in wanted):
+        return None
+    counts = [0] * len(members)
+    held: dict[int, set[int]] = {}
+    for m, c, _ in rows:
+        counts[m] += 1
+        held.setdefault(m, set()).add(c)
+    if rack_aware(problem):
+        known = problem.partition_racks or {}
+        for m, c, i in rows:
+            rack, given = member_rack(members[m].rack), known.get(names[c]) or ()
+            if rack is not None and (i >= len(given) or rack not in given[i]):
+                return None
+    if counts and max(counts) - min(counts) > 1:  # else no chain can lower Σ count²
+        subscribers = {c: [m for m, x in enumerate(members) if names[c] in x.subscription]
+                       for c in set().union(*held.values())}
+        reach, changed = list(counts), True
+        while changed:
+            best = {c: min(reach[m] for m in subs) for c, subs in subscribers.items()}
+            changed = False
+            for m, codes in held.items():
+                low = min(best[c] for c in codes)
+                if low < reach[m]:
+                    reach[m], changed = low, True
+        if any(c - r > 1 for c, r in zip(counts, reach)):
+            return None
+    return Assignment(valid_owned(problem))
+
+
 def assign_small(problem: Problem) -> Assignment:
     """`impl.sticky.assign_general_sticky` on lists."""
-    pairs = SmallPairs.of(problem)
-    settled = _settled(pairs)
+    settled = _settled_claims(problem)
     if settled is not None:
         return settled
+    pairs = SmallPairs.of(problem)
     keep, new = solve_counts(pairs.node_size, pairs.pair_node, pairs.pair_member, pairs.pair_owned,
                              len(pairs.member_ids), pairs.pair_mismatch, pairs.node_topic)
     starts, total = [], 0

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
 from .model import SMALL_ROWS, Partitions, PartitionSet, Problem, TopicTable, partitions_of, read_only, sets_by_member
@@ -70,24 +68,50 @@ def _subscribed_runs(problem: Problem, table: TopicTable, owned: list[PartitionS
                         for t, m in zip(run_topic.tolist(), run_member.tolist())), dtype=bool, count=len(run_topic))
 
 
-@dataclass(frozen=True)
 class ValidClaims:
     """`valid_owned` as flat rows, sorted by (member position, topic code, index), for vectorized
     consumers: row i says member `member[i]` (its position in `problem.members`) validly owns
-    partition `index[i]` of topic `table.names[topic[i]]`."""
+    partition `index[i]` of topic `table.names[topic[i]]`. Built from arrays, or (small groups) from plain rows
+    whose arrays are made on first use. Read-only."""
 
-    table: TopicTable
-    member: np.ndarray
-    topic: np.ndarray
-    index: np.ndarray
-    _rows: list[tuple[int, int, int]] | None = field(default=None, compare=False, repr=False)
+    __slots__ = ("table", "_member", "_topic", "_index", "_rows")
+
+    def __init__(self, table: TopicTable, member: np.ndarray | None = None, topic: np.ndarray | None = None,
+                 index: np.ndarray | None = None, rows: list[tuple[int, int, int]] | None = None) -> None:
+        self.table, self._member, self._topic, self._index, self._rows = table, member, topic, index, rows
+
+    def _arrays(self) -> None:
+        rows = self._rows or []
+        self._member = read_only([r[0] for r in rows], np.int64)
+        self._topic = read_only([r[1] for r in rows], np.int64)
+        self._index = read_only([r[2] for r in rows])
+
+    @property
+    def member(self) -> np.ndarray:
+        if self._member is None:
+            self._arrays()
+        return self._member  # type: ignore[return-value]
+
+    @property
+    def topic(self) -> np.ndarray:
+        if self._topic is None:
+            self._arrays()
+        return self._topic  # type: ignore[return-value]
+
+    @property
+    def index(self) -> np.ndarray:
+        if self._index is None:
+            self._arrays()
+        return self._index  # type: ignore[return-value]
+
+    def __len__(self) -> int:
+        return len(self._rows) if self._rows is not None else len(self._member)  # type: ignore[arg-type]
 
     def rows(self) -> list[tuple[int, int, int]]:
         """(member, topic code, index) per row, as plain ints (for the small paths; do not mutate)."""
         if self._rows is None:
-            object.__setattr__(self, "_rows", list(zip(self.member.tolist(), self.topic.tolist(),
-                                                       self.index.tolist())))
-        return self._rows  # type: ignore[return-value]
+            self._rows = list(zip(self.member.tolist(), self.topic.tolist(), self.index.tolist()))
+        return self._rows
 
 
 def valid_claims(problem: Problem) -> ValidClaims:
@@ -126,9 +150,7 @@ def _valid_claims_small(problem: Problem) -> ValidClaims:
                 best[key] = (m.generation, who, False)
             elif m.generation == held[0]:
                 best[key] = (held[0], held[1], True)  # rule 4: a tie at the top means nobody
-    rows = sorted((who, code, i) for (code, i), (_, who, tied) in best.items() if not tied)
-    return ValidClaims(table, read_only([r[0] for r in rows], np.int64), read_only([r[1] for r in rows], np.int64),
-                       read_only([r[2] for r in rows]), rows)
+    return ValidClaims(table, rows=sorted((who, code, i) for (code, i), (_, who, tied) in best.items() if not tied))
 
 
 def _valid_claims_vectorized(problem: Problem) -> ValidClaims:
@@ -157,6 +179,10 @@ def _valid_claims_vectorized(problem: Problem) -> ValidClaims:
 
 def _valid_sets(problem: Problem) -> list[PartitionSet]:
     v = valid_claims(problem)
+    if len(v) <= SMALL_ROWS:
+        rows = v.rows()
+        return sets_by_member(len(problem.members), [r[0] for r in rows], v.table, [r[1] for r in rows],
+                              [r[2] for r in rows])
     return sets_by_member(len(problem.members), v.member, v.table, v.topic, v.index)
 
 
