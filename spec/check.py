@@ -31,7 +31,7 @@ from . import small_checks as sc
 from . import stickiness as st
 from .errors import InputError, TargetFailure, TargetUnavailable
 from .invariants import CAP, and_more, check_hard, cooperative_withhold
-from .model import Assignment, Client, Member, Problem, StreamsProblem, partitions_equal
+from .model import Assignment, Client, Member, PartitionSet, Problem, StreamsProblem, partitions_equal
 from .oracle_cache import max_retained as oracle_max_retained
 from .oracle_cache import optimal_sum_squares
 from .promises import Assignor, Promises
@@ -328,9 +328,9 @@ def run_assignor(assignor: Assignor, problem: Problem | StreamsProblem, budget_s
 
 def differing_members(a: Assignment, b: Assignment) -> list[str]:
     """Member ids whose partitions differ between two outputs (or that only one output names)."""
-    ids = sorted(set(a.by_member) | set(b.by_member))
-    return [m for m in ids if m not in a.by_member or m not in b.by_member
-            or not partitions_equal(a.by_member[m], b.by_member[m])]
+    x, y = a.by_member, b.by_member
+    ids = sorted(set(x) | set(y))
+    return [m for m in ids if m not in x or m not in y or (x[m] is not y[m] and not partitions_equal(x[m], y[m]))]
 
 
 def _differs(invariant: str, what: str, a: Assignment, b: Assignment) -> list[Violation]:
@@ -376,20 +376,22 @@ def _moved(order: Any) -> list[int]:
 
 
 def _shuffled_small(problem: Problem, seed: int) -> Problem:
-    """`shuffled_problem` with Python's seeded generator: a few list shuffles instead of a numpy call per array."""
+    """`shuffled_problem` with Python's seeded generator: a few list shuffles instead of a numpy call per array.
+    (A `PartitionSet` keeps its topics in name order; only the order inside each topic can change.)"""
     rng = random.Random(seed)
     members = []
     for m in problem.members:
         subscription = sorted(m.subscription)
         rng.shuffle(subscription)
-        owned: dict[str, list[int]] = {}
-        if m.owned.count:
-            codes, bounds, indices = m.owned.lists()
-            runs = [(m.owned.table.names[c], list(indices[bounds[k]:bounds[k + 1]])) for k, c in enumerate(codes)]
-            rng.shuffle(runs)
-            for topic, run in runs:
+        owned = m.owned
+        if owned.count:
+            codes, bounds, indices = owned.lists()
+            flat: list[int] = []
+            for k in range(len(codes)):
+                run = list(indices[bounds[k]:bounds[k + 1]])
                 rng.shuffle(run)
-                owned[topic] = run
+                flat += run
+            owned = PartitionSet.of_lists(owned.table, codes, bounds, tuple(flat), False)
         members.append(Member(m.member_id, frozenset(subscription), owned, m.generation, m.instance_id, m.rack))
     names = list(problem.topics)
     rng.shuffle(names)

@@ -360,6 +360,8 @@ def count_of(parts: Partitions) -> int:
 
 def partitions_equal(a: Partitions, b: Partitions) -> bool:
     """Equality as multisets (order inside a topic does not matter, repeats do)."""
+    if a is b:
+        return True
     a, b = partitions_of(a, sort=True), partitions_of(b, sort=True)
     if a.count != b.count:
         return False

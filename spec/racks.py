@@ -116,7 +116,26 @@ def rack_aware(problem: Problem) -> bool:
     """Does KIP-881's rack-aware assignment apply to this problem (module docstring)?"""
     if problem.partition_racks is None or not any(m.rack for m in problem.members):
         return False  # the common case, without building the layout
+    if is_small(problem):
+        return problem.derived("rack_aware", _aware_small)
     return rack_layout(problem).aware
+
+
+def _aware_small(problem: Problem) -> bool:
+    """`RackLayout.aware` without the layout: member racks meet the subscribed partitions' racks, and not every
+    subscribed partition has the same rack set (a partition of a topic without rack information has none)."""
+    racks = {r for m in problem.members if (r := member_rack(m.rack)) is not None}
+    known = problem.partition_racks or {}
+    wanted = set().union(*(m.subscription for m in problem.members))
+    used: set[frozenset[str]] = set()
+    for topic, size in problem.topics.items():
+        if topic in wanted and size:
+            given = known.get(topic) or ()
+            used.update(given[:size])
+            if len(given) < size:
+                used.add(frozenset())
+    all_racks = frozenset().union(*used)
+    return bool(racks) and not all_racks.isdisjoint(racks) and bool(used) and any(s != all_racks for s in used)
 
 
 def mismatches(problem: Problem, assignment: Assignment) -> int:

@@ -10,8 +10,9 @@ vectorized one.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
-from .model import Assignment, Problem, partitions_of
+from .model import Assignment, Member, Problem, partitions_of
 from .ownership import valid_claims
 from .rows import last_call_cache
 
@@ -19,7 +20,7 @@ from .rows import last_call_cache
 SMALL = 256
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ProblemView:
     ids: tuple[str, ...]  # member ids, problem order
     subs: tuple[frozenset[str], ...]
@@ -29,14 +30,35 @@ class ProblemView:
     total: int
     subscribed: tuple[str, ...]  # topics (any size) with at least one subscriber, by name
     valid: tuple[tuple[int, int, str, int], ...]  # (member, gid, topic, index) per valid claim, by member then gid
-    claims: frozenset[tuple[int, int]]  # (member, gid) per raw claim of an existing partition
-    claimants: dict[int, int]  # gid -> how many members claim it raw
+    members: tuple[Member, ...]
 
     def pair(self, gid: int) -> tuple[str, int]:
         for t in reversed(self.topics):
             if self.offset[t] <= gid and self.size[t]:
                 return t, gid - self.offset[t]
         raise ValueError(gid)
+
+    @cached_property
+    def claims(self) -> frozenset[tuple[int, int]]:
+        """(member, gid) per raw claim of an existing partition (cooperative checks only: made on first use)."""
+        out: set[tuple[int, int]] = set()
+        for mi, m in enumerate(self.members):
+            if not m.owned.count:
+                continue
+            codes, bounds, indices = m.owned.lists()
+            for k, c in enumerate(codes):
+                t = m.owned.table.names[c]
+                n, base = self.size.get(t, 0), self.offset.get(t, 0)
+                out.update((mi, base + i) for i in indices[bounds[k]:bounds[k + 1]] if 0 <= i < n)
+        return frozenset(out)
+
+    @cached_property
+    def claimants(self) -> dict[int, int]:
+        """gid -> how many members claim it raw."""
+        out: dict[int, int] = {}
+        for _, g in self.claims:
+            out[g] = out.get(g, 0) + 1
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,21 +102,8 @@ def _problem_view(problem: Problem) -> ProblemView:
     v = valid_claims(problem)
     names = v.table.names
     valid = tuple((m, offset[names[c]] + i, names[c], i) for m, c, i in v.rows())
-    claims: set[tuple[int, int]] = set()
-    for mi, m in enumerate(problem.members):
-        if not m.owned.count:
-            continue
-        codes, bounds, indices = m.owned.lists()
-        for k, c in enumerate(codes):
-            t = m.owned.table.names[c]
-            n = size.get(t, 0)
-            base = offset.get(t, 0)
-            claims.update((mi, base + i) for i in indices[bounds[k]:bounds[k + 1]] if 0 <= i < n)
-    claimants: dict[int, int] = {}
-    for _, g in claims:
-        claimants[g] = claimants.get(g, 0) + 1
     return ProblemView(problem.member_ids, tuple(m.subscription for m in problem.members), topics, offset, size,
-                       total, tuple(t for t in topics if t in wanted), valid, frozenset(claims), claimants)
+                       total, tuple(t for t in topics if t in wanted), valid, problem.members)
 
 
 @last_call_cache

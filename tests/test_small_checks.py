@@ -62,6 +62,7 @@ def test_small_and_vectorized_rack_layouts_agree(problem):
     object.__setattr__(problem, "_derived", {"small": False})  # forces the vectorized layout
     vectorized = racks._rack_layout(problem)
     assert (small.aware, small.sets) == (vectorized.aware, vectorized.sets)
+    assert racks._aware_small(problem) == vectorized.aware
     for name in ("partition_set", "member_rack", "match"):
         assert np.array_equal(getattr(small, name), getattr(vectorized, name)), name
 
