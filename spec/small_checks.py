@@ -14,9 +14,10 @@ from . import balance as bal
 from .invariants import CAP, and_more, h1_members
 from .model import Assignment, Problem
 from .oracle_cache import max_retained as oracle_max_retained
-from .oracle_cache import min_mismatches, optimal_sum_squares, settle_max_retained
+from .oracle_cache import min_mismatches, optimal_sum_squares, settle_max_retained, settle_min_mismatches
 from .oracle_small import balanced_counts
 from .racks import member_rack, rack_aware
+from .rows import last_call_cache
 from .small_views import OutputView, ProblemView, output_view, problem_view
 from .violations import Violation
 
@@ -76,6 +77,7 @@ def h4_exclusivity(problem: Problem, assignment: Assignment) -> list[Violation]:
     return [Violation("H4", msg, members, parts)]
 
 
+@last_call_cache
 def _unassigned(pv: ProblemView, ov: OutputView) -> list[int]:
     """Global ids of partitions of subscribed topics that nobody got, ascending."""
     got = set(ov.gid)
@@ -152,6 +154,7 @@ def check_hard(problem: Problem, assignment: Assignment) -> list[Violation]:
 # ---- balance ----------------------------------------------------------------------------------------------
 
 
+@last_call_cache
 def member_counts(problem: Problem, assignment: Assignment) -> list[int]:
     """Per problem member: how many partitions the output lists for it, junk included."""
     ov = output_view(problem, assignment)
@@ -189,6 +192,7 @@ def perfect(problem: Problem, assignment: Assignment) -> list[Violation]:
     return [Violation("balance.perfect", msg, tuple(dict.fromkeys(most + least))[:CAP])]
 
 
+@last_call_cache
 def topic_counts(problem: Problem, assignment: Assignment) -> list[tuple[str, list[tuple[int, int]]]]:
     """Per existing topic with subscribers, by name: (member position, partitions of it the member got) per
     subscriber, by position (`spec.rows.topic_counts`)."""
@@ -244,6 +248,7 @@ BALANCE_CHECKS = {"perfect": perfect, "per-topic": per_topic, "local": bal.local
 # ---- stickiness -------------------------------------------------------------------------------------------
 
 
+@last_call_cache
 def _kept(problem: Problem, assignment: Assignment) -> list[bool]:
     """Per valid claim (`ProblemView.valid` order): did its owner get it again."""
     ov = output_view(problem, assignment)
@@ -339,8 +344,12 @@ def certify_max_retained(problem: Problem, assignment: Assignment, balance: str,
     meets H1-H5 with nothing withheld. If it also meets `balance`, it is one of the assignments the maximum is
     taken over, so the maximum is at least its retained; and no such assignment keeps more than Σ min(|V_m|, cap)
     ("optimal": cap = the smallest feasible maximum count, which no optimum exceeds; "perfect": ceil(P / C)). When
-    the two meet, that is the maximum. Not on rack-aware problems with `racks` (the fewest mismatches come first)."""
-    if balance == "none" or (racks and rack_aware(problem)):
+    the two meet, that is the maximum. On a rack-aware problem with `racks` the fewest mismatches come first: only
+    an output without a mismatch settles them (none) and then, as above, the maximum."""
+    if balance == "none":
+        return
+    aware = racks and rack_aware(problem)
+    if aware and _mismatched_rows(problem, assignment):
         return
     counts = member_counts(problem, assignment)
     if balance == "optimal":
@@ -354,6 +363,8 @@ def certify_max_retained(problem: Problem, assignment: Assignment, balance: str,
     valid = [0] * len(counts)
     for m, _, _, _ in problem_view(problem).valid:
         valid[m] += 1
+    if aware:
+        settle_min_mismatches(problem, balance, 0)
     got = retained(problem, assignment)
     if got == sum(min(v, cap) for v in valid):
         settle_max_retained(problem, balance, racks, got)

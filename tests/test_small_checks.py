@@ -2,12 +2,15 @@
 (every violation, word for word, and every measure) on hypothesis' problems, with assignor outputs, junk outputs
 and cooperative rounds."""
 
+from unittest import mock
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assigncheck.impl import registry
 from assigncheck.spec import check, oracle, oracle_cache, racks
+from assigncheck.spec import rounds as spec_rounds
 from assigncheck.spec.model import Assignment, Member, Problem
 from assigncheck.spec.promises import Promises
 from assigncheck.spec.rounds import next_round
@@ -68,7 +71,7 @@ def test_small_and_vectorized_rack_layouts_agree(problem):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.one_of(problems(racks=None), sticky_rounds()),
+@given(st.one_of(problems(racks=None), sticky_rounds(), problems(racks=True)),
        st.sampled_from(["sticky", "sticky-constrained", "roundrobin"]))
 def test_a_certified_max_retained_is_the_oracles(problem, name):
     out = registry.get(name).assign(problem)
@@ -78,9 +81,12 @@ def test_a_certified_max_retained_is_the_oracles(problem, name):
         for with_racks in (False, True):
             oracle_cache._last = None
             check.SMALL.certify_max_retained(problem, out, balance, with_racks)
-            settled = oracle_cache._memo(problem).get(("max_retained", f"{balance}{'+racks' if with_racks else ''}"))
+            memo = oracle_cache._memo(problem)
+            settled = memo.get(("max_retained", f"{balance}{'+racks' if with_racks else ''}"))
             if settled is not None:
                 assert settled == oracle.max_retained(problem, balance, with_racks)
+            if ("min_mismatches", balance) in memo:
+                assert memo[("min_mismatches", balance)] == oracle.min_mismatches(problem, balance)
 
 
 def test_the_certificate_settles_a_fed_back_round():
@@ -91,3 +97,12 @@ def test_the_certificate_settles_a_fed_back_round():
     oracle_cache._last = None
     check.SMALL.certify_max_retained(problem, out, "optimal", True)
     assert oracle_cache._memo(problem)[("max_retained", "optimal+racks")] == 8 == oracle.max_retained(problem)
+
+
+@settings(max_examples=200, deadline=None)
+@given(problems(max_members=6, min_partitions_per_topic=0), st.data())
+def test_small_and_vectorized_unassigned_agree(problem, data):
+    out = junk_output(problem, data)
+    small = spec_rounds.unassigned(problem, out)
+    with mock.patch.object(spec_rounds, "SMALL_ROWS", -1):
+        assert spec_rounds.unassigned(problem, out) == small
