@@ -124,8 +124,8 @@ class ConstrainedAssignor:
     def placed(self, problem: Problem) -> Assignment:
         """The placement of a problem with members and equal subscriptions: plain Python when it is small
         (`impl/constrained_small.py`, the same steps), else arrays."""
-        if is_small(problem):
-            return self.place_small(SmallLayout.of(problem))
+        if is_small(problem):  # the layout is the problem's, computed once (a check's again-run reuses it)
+            return self.place_small(problem.derived("constrained_layout", SmallLayout.of))
         return self.place(ConstrainedLayout.of(problem))
 
     def place(self, layout: ConstrainedLayout) -> Assignment:

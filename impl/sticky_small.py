@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import dataclass
 
 from assigncheck.spec.model import Assignment, Problem, TopicTable
 from assigncheck.spec.ownership import valid_claims, valid_owned
@@ -16,95 +15,77 @@ from assigncheck.spec.racks import member_rack, rack_aware, rack_layout
 from .flow_small import solve_counts
 
 
-@dataclass(frozen=True)
 class SmallPairs:
     """`impl.pairs.PairTable` as lists: members by id, nodes (topics, or (topic, rack set)) by (topic, set id),
     pairs by (node, member), valid claims by (pair, global id)."""
 
-    member_ids: list[str]
-    table: TopicTable
-    offsets: list[int]
-    node_size: list[int]
-    node_topic: list[int]
-    gid_node: list[int] | None
-    pair_node: list[int]
-    pair_member: list[int]
-    pair_owned: list[int]
-    pair_mismatch: list[bool]
-    claim_pair: list[int]
-    claim_gid: list[int]
-    member_class: list[int]
+    __slots__ = ("member_ids", "table", "offsets", "node_size", "node_topic", "gid_node", "pair_node", "pair_member",
+                 "pair_owned", "pair_mismatch", "claim_pair", "claim_gid", "member_class")
 
-    @classmethod
-    def of(cls, problem: Problem) -> SmallPairs:
-        order = sorted(range(len(problem.members)), key=lambda i: problem.members[i].member_id)
-        members = [problem.members[i] for i in order]
+    def __init__(self, problem: Problem) -> None:
+        members = sorted(problem.members, key=lambda m: m.member_id)
         n = len(members)
-        wanted = set().union(*(m.subscription for m in members)) if members else set()
+        subs = [m.subscription for m in members]
+        wanted = set().union(*subs) if members else set()
         table = TopicTable(t for t, size in problem.topics.items() if size > 0 and t in wanted)
         sizes = [problem.topics[t] for t in table.names]
         offsets = [0]
         for size in sizes:
             offsets.append(offsets[-1] + size)
         aware = rack_aware(problem)
-        classes: dict[tuple[frozenset[str], str | None], int] = {}
-        member_class = [classes.setdefault((m.subscription, member_rack(m.rack) if aware else None), len(classes))
-                        for m in members]
-        code = table.code
-        topic_members: list[list[int]] = [[] for _ in sizes]
-        for k, m in enumerate(members):
-            for t in m.subscription:
-                if t in code:
-                    topic_members[code[t]].append(k)
+        classes: dict[object, int] = {}
+        if aware:
+            keys: list[object] = [(m.subscription, member_rack(m.rack)) for m in members]
+        else:
+            keys = subs  # type: ignore[assignment]
+        self.member_class = [classes.setdefault(k, len(classes)) for k in keys]
+        topic_members = [[k for k in range(n) if t in subs[k]] for t in table.names]
         gid_node = None
         if not aware:
             node_size, node_topic = sizes, list(range(len(sizes)))
-            node_set: list[int] = []
+            pair_node = [node for node, ms in enumerate(topic_members) for _ in ms]
+            pair_member = [k for ms in topic_members for k in ms]
+            pair_mismatch = [False] * len(pair_node)
         else:  # one node per (topic, rack set) present, by (topic, set id)
             racks, lay = rack_layout(problem), _layout_offsets(problem)
             sets = racks.partition_set.tolist()
-            node_of: dict[tuple[int, int], int] = {}
             gid_set = [sets[lay[t] + i] for t, size in zip(table.names, sizes) for i in range(size)]
             gid_topic = [k for k, size in enumerate(sizes) for _ in range(size)]
-            for key in sorted(set(zip(gid_topic, gid_set))):
-                node_of[key] = len(node_of)
+            node_of = {key: node for node, key in enumerate(sorted(set(zip(gid_topic, gid_set))))}
             gid_node = [node_of[key] for key in zip(gid_topic, gid_set)]
             node_topic = [t for t, _ in node_of]
-            node_set = [s for _, s in node_of]
+            node_set = [x for _, x in node_of]
             node_size = [0] * len(node_of)
             for node in gid_node:
                 node_size[node] += 1
-        pair_node: list[int] = []
-        pair_member: list[int] = []
-        for node, t in enumerate(node_topic):
-            subs = sorted(topic_members[t])
-            pair_node += [node] * len(subs)
-            pair_member += subs
-        if aware:
+            pair_node = [node for node, t in enumerate(node_topic) for _ in topic_members[t]]
+            pair_member = [k for t in node_topic for k in topic_members[t]]
+            by_id = {m.member_id: i for i, m in enumerate(problem.members)}
             member_racks = racks.member_rack.tolist()
+            rack_of = [member_racks[by_id[m.member_id]] for m in members]
             match = racks.match.tolist()
-            pair_mismatch = [member_racks[order[m]] >= 0 and not match[node_set[node]][member_racks[order[m]]]
-                             for node, m in zip(pair_node, pair_member)]
-        else:
-            pair_mismatch = [False] * len(pair_node)
-        position = [0] * n
-        for k, i in enumerate(order):
-            position[i] = k
-        pair_index = {(node, m): p for p, (node, m) in enumerate(zip(pair_node, pair_member))}
+            pair_mismatch = [rack_of[k] >= 0 and not match[node_set[node]][rack_of[k]]
+                             for node, k in zip(pair_node, pair_member)]
+        pair_index = {key: p for p, key in enumerate(zip(pair_node, pair_member))}
+        position = {m.member_id: k for k, m in enumerate(members)}
+        position_of = [position[m.member_id] for m in problem.members]
         v = valid_claims(problem)
-        names = v.table.names
+        names, code = v.table.names, table.code
         claims = []
         for m, t, i in v.rows():
             k = code[names[t]]  # valid claims are of subscribed topics with partitions: all in T
             g = offsets[k] + i
-            claims.append((pair_index[(k if gid_node is None else gid_node[g], position[m])], g))
+            claims.append((pair_index[(k if gid_node is None else gid_node[g], position_of[m])], g))
         claims.sort()
         pair_owned = [0] * len(pair_node)
         for p, _ in claims:
             pair_owned[p] += 1
-        return cls([m.member_id for m in members], table, offsets, node_size, node_topic, gid_node, pair_node,
-                   pair_member, pair_owned, pair_mismatch, [p for p, _ in claims], [g for _, g in claims],
-                   member_class)
+        self.member_ids = [m.member_id for m in members]
+        self.table, self.offsets, self.node_size, self.node_topic, self.gid_node = table, offsets, node_size, \
+            node_topic, gid_node
+        self.pair_node, self.pair_member, self.pair_owned, self.pair_mismatch = pair_node, pair_member, pair_owned, \
+            pair_mismatch
+        self.claim_pair, self.claim_gid = [p for p, _ in claims], [g for _, g in claims]
 
     def assignment(self, owners: list[int], gids: list[int]) -> Assignment:
         offsets = self.offsets
@@ -184,7 +165,7 @@ def assign_small(problem: Problem) -> Assignment:
     settled = _settled_claims(problem)
     if settled is not None:
         return settled
-    pairs = SmallPairs.of(problem)
+    pairs = problem.derived("sticky_pairs", SmallPairs)  # the problem's network, once (placement reads it only)
     keep, new = solve_counts(pairs.node_size, pairs.pair_node, pairs.pair_member, pairs.pair_owned,
                              len(pairs.member_ids), pairs.pair_mismatch, pairs.node_topic)
     starts, total = [], 0

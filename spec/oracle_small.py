@@ -20,7 +20,7 @@ from .racks import member_rack
 from .small_views import problem_view
 
 
-def balanced_counts(problem: Problem) -> tuple[int, ...]:
+def balanced_counts(problem: Problem, start: list[dict[str, int]] | None = None) -> tuple[int, ...]:
     """Member counts (problem order) of a complete assignment with the minimum Σ count², computed once per problem.
 
     The count vectors of complete assignments form an M-convex set, where a vector minimises a separable convex
@@ -28,24 +28,30 @@ def balanced_counts(problem: Problem) -> tuple[int, ...]:
     (each step: the giver holds a partition of a topic the receiver subscribes to) to a member `b` with
     c_b <= c_a - 2 (Frank & Murota's criterion, as `impl/settled.py` uses it). So: deal each topic to its least
     loaded subscribers, then move single partitions along such chains until none is left (each move lowers Σ count²
-    by at least 2). Its largest count is also the smallest feasible maximum (a dec-min vector)."""
-    return problem.derived("balanced_counts", _balanced_counts)
+    by at least 2). Its largest count is also the smallest feasible maximum (a dec-min vector: every minimiser has
+    the same counts up to order). `start`, per member the partitions of each topic it holds in a complete assignment
+    (one being checked), replaces the dealing: any complete start leads to a minimiser."""
+    return problem.derived("balanced_counts", lambda p: _balanced_counts(p, start))
 
 
-def _balanced_counts(problem: Problem) -> tuple[int, ...]:
+def _balanced_counts(problem: Problem, start: list[dict[str, int]] | None) -> tuple[int, ...]:
     pv = problem_view(problem)
     members = len(pv.ids)
-    counts = [0] * members
-    held: list[dict[str, int]] = [{} for _ in range(members)]  # member -> topic -> partitions of it
     subscribers = {t: [m for m in range(members) if t in pv.subs[m]] for t in pv.subscribed if pv.size[t]}
-    for t, subs in subscribers.items():
-        heap = [(counts[m], m) for m in subs]
-        heapq.heapify(heap)
-        for _ in range(pv.size[t]):
-            c, m = heapq.heappop(heap)
-            counts[m] = c + 1
-            held[m][t] = held[m].get(t, 0) + 1
-            heapq.heappush(heap, (c + 1, m))
+    if start is not None:
+        held = [dict(h) for h in start]
+        counts = [sum(h.values()) for h in held]
+    else:
+        counts = [0] * members
+        held = [{} for _ in range(members)]  # member -> topic -> partitions of it
+        for t, subs in subscribers.items():
+            heap = [(counts[m], m) for m in subs]
+            heapq.heapify(heap)
+            for _ in range(pv.size[t]):
+                c, m = heapq.heappop(heap)
+                counts[m] = c + 1
+                held[m][t] = held[m].get(t, 0) + 1
+                heapq.heappush(heap, (c + 1, m))
     while max(counts, default=0) - min(counts, default=0) > 1:  # else no exchange can lower Σ count²
         # The lowest count reachable from each member along chains (a fixed point, as `impl/settled.py`).
         reach = list(counts)

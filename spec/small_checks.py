@@ -193,15 +193,22 @@ def perfect(problem: Problem, assignment: Assignment) -> list[Violation]:
 
 
 @last_call_cache
-def topic_counts(problem: Problem, assignment: Assignment) -> list[tuple[str, list[tuple[int, int]]]]:
-    """Per existing topic with subscribers, by name: (member position, partitions of it the member got) per
-    subscriber, by position (`spec.rows.topic_counts`)."""
-    pv, ov = problem_view(problem), output_view(problem, assignment)
-    n = len(pv.ids)
+def _held(problem: Problem, assignment: Assignment) -> dict[tuple[int, str], int]:
+    """(problem member, topic) -> existing partitions of it the output gives the member."""
+    ov, n = output_view(problem, assignment), len(problem.members)
     got: dict[tuple[int, str], int] = {}
     for m, t, g in zip(ov.member, ov.topic, ov.gid):
         if g >= 0 and m < n:
             got[(m, t)] = got.get((m, t), 0) + 1
+    return got
+
+
+@last_call_cache
+def topic_counts(problem: Problem, assignment: Assignment) -> list[tuple[str, list[tuple[int, int]]]]:
+    """Per existing topic with subscribers, by name: (member position, partitions of it the member got) per
+    subscriber, by position (`spec.rows.topic_counts`)."""
+    pv, got = problem_view(problem), _held(problem, assignment)
+    n = len(pv.ids)
     return [(t, [(m, got.get((m, t), 0)) for m in range(n) if t in pv.subs[m]]) for t in pv.subscribed]
 
 
@@ -353,9 +360,13 @@ def certify_max_retained(problem: Problem, assignment: Assignment, balance: str,
         return
     counts = member_counts(problem, assignment)
     if balance == "optimal":
-        if sum(c * c for c in counts) != optimal_sum_squares(problem):
+        held: list[dict[str, int]] = [{} for _ in counts]  # a complete assignment: the exchanges may start here
+        for (m, t), k in _held(problem, assignment).items():
+            held[m][t] = k
+        optimum = balanced_counts(problem, held)
+        if sum(c * c for c in counts) != sum(c * c for c in optimum):
             return
-        cap = max(balanced_counts(problem), default=0)
+        cap = max(optimum, default=0)
     else:
         if not counts or max(counts) - min(counts) > 1:
             return

@@ -11,6 +11,7 @@ from assigncheck.spec.invariants import check_hard
 from assigncheck.spec.model import Member, Problem, iter_pairs, partitions_of
 from assigncheck.spec.ownership import valid_owned
 from assigncheck.spec.racks import rack_aware
+from assigncheck.spec.reference.roundrobin import RoundRobinReference
 from assigncheck.spec.stickiness import retained
 from assigncheck.verify import z3_oracle
 
@@ -100,6 +101,13 @@ def test_small_path_agrees_with_the_vectorized_network(problem):
                 counts = oracle_small.balanced_counts(problem)
                 assert sum(c * c for c in counts) == squares
                 assert max(counts, default=0) == oracle._min_max_count(oracle._network(problem))
+                # from a complete assignment (round-robin's: rarely balanced) instead of the dealing
+                start = [{} for _ in problem.members]
+                position = {m.member_id: i for i, m in enumerate(problem.members)}
+                for member, parts in RoundRobinReference().assign(problem).by_member.items():
+                    for topic, indices in parts.items():
+                        start[position[member]][topic] = len(indices)
+                assert sorted(oracle_small._balanced_counts(problem, start)) == sorted(counts)
 
 
 def test_closed_form_for_equal_subscriptions():
