@@ -12,10 +12,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from assigncheck.spec.model import AnyProblem, Assignment, Problem, TopicTable
+from assigncheck.spec.model import AnyProblem, Assignment, Problem, TopicTable, partitions_of
 from assigncheck.spec.promises import Assignor, Promises
 from assigncheck.spec.rows import Layout, Rows, assigned_rows, claimed_rows, layout, valid_rows
-from assigncheck.spec.small_views import is_small, output_is_small, output_view, problem_view
+from assigncheck.spec.small_views import is_small, output_is_small, problem_view
 
 from . import registry
 from .constrained import CONSTRAINED_PROMISES
@@ -68,16 +68,31 @@ def _withhold_rows(problem: Problem, eager: Assignment) -> Assignment:
 
 
 def _withhold_small(problem: Problem, eager: Assignment) -> Assignment:
-    """`withhold` on the plain-Python views of a small problem (`spec.small_views`): the same rows dropped."""
-    pv, given, n = problem_view(problem), output_view(problem, eager), len(problem.members)
-    valid = {(m, g) for m, g, _, _ in pv.valid}
-    keep = [not (g >= 0 and m < n and pv.claimants.get(g, 0) - ((m, g) in pv.claims) > 0 and (m, g) not in valid)
-            for m, g in zip(given.member, given.gid)]
-    if all(keep):
-        return eager
-    table = TopicTable.of(tuple(sorted(set(given.topic))))
-    rows = [(m, table.code[t], i) for m, t, i, k in zip(given.member, given.topic, given.index, keep) if k]
-    return Assignment.from_rows(given.ids, [r[0] for r in rows], table, [r[1] for r in rows], [r[2] for r in rows])
+    """`withhold` on the plain-Python views of a small problem (`spec.small_views`): the same partitions dropped;
+    a member that loses none keeps its very set."""
+    pv = problem_view(problem)
+    claimants, claims, valid = pv.claimants, pv.claims, pv.valid_keys
+    position = {m: k for k, m in enumerate(pv.ids)}
+    out = dict(eager.by_member)
+    for member_id, parts in eager.by_member.items():
+        m = position.get(member_id)
+        if m is None or not parts.count:
+            continue
+        codes, bounds, indices = parts.lists()
+        names = parts.table.names
+        kept, dropped = [], False
+        for k, c in enumerate(codes):
+            t = names[c]
+            base, n = pv.offset.get(t, 0), pv.size.get(t, 0)
+            for i in indices[bounds[k]:bounds[k + 1]]:
+                g = base + i
+                if 0 <= i < n and claimants.get(g, 0) - ((m, g) in claims) > 0 and (m, g) not in valid:
+                    dropped = True
+                else:
+                    kept.append((t, i))
+        if dropped:
+            out[member_id] = partitions_of(kept, sort=True)
+    return Assignment(out)
 
 
 def _wrapped(problem: Problem) -> Assignor:

@@ -128,7 +128,7 @@ def cooperative_withhold(problem: Problem, assignment: Assignment, eager: Assign
 
     planned, got = keys(output_view(problem, eager)), keys(output_view(problem, assignment))
     got_set, planned_set = set(got), set(planned)
-    valid = {(m, g) for m, g, _, _ in pv.valid}
+    valid = pv.valid_keys
     hold = {k for k in planned if pv.claimants.get(k[1], 0) - (k in pv.claims) > 0 and k not in valid}
     bad = ([("withheld needlessly", k) for k in planned if k not in hold and k not in got_set]
            + [("handed over before its claimant revoked", k) for k in planned if k in hold and k in got_set]

@@ -53,6 +53,11 @@ class ProblemView:
         return frozenset(out)
 
     @cached_property
+    def valid_keys(self) -> frozenset[tuple[int, int]]:
+        """(member, gid) per valid claim."""
+        return frozenset((m, g) for m, g, _, _ in self.valid)
+
+    @cached_property
     def claimants(self) -> dict[int, int]:
         """gid -> how many members claim it raw."""
         out: dict[int, int] = {}
@@ -123,8 +128,9 @@ def output_view(problem: Problem, assignment: Assignment) -> OutputView:
         parts = by_member.get(m)
         if parts is None or not parts.count:
             continue
-        codes, bounds, indices = partitions_of(parts).lists()
-        names = partitions_of(parts).table.names
+        parts = partitions_of(parts)
+        codes, bounds, indices = parts.lists()
+        names = parts.table.names
         for k, c in enumerate(codes):
             t = names[c]
             run = indices[bounds[k]:bounds[k + 1]]
