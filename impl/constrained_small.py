@@ -6,7 +6,6 @@ every output equal to the vectorized one; the Z3 conformance tests replay the mo
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from dataclasses import dataclass
 
 from assigncheck.spec.model import Assignment, Problem, TopicTable
@@ -52,10 +51,7 @@ class SmallLayout:
         return [g for g in range(self.partitions) if g not in taken]
 
     def assignment(self, owners: list[int], ids: list[int]) -> Assignment:
-        offsets = self.offsets
-        topic = [bisect_right(offsets, g) - 1 for g in ids]
-        index = [g - offsets[k] for g, k in zip(ids, topic)]
-        return Assignment.from_rows(self.member_ids, owners, self.table, topic, index)
+        return Assignment.from_gids(self.member_ids, owners, ids, self.table, self.offsets)
 
 
 def quotas(layout: SmallLayout) -> tuple[int, int, int]:

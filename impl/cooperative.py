@@ -71,7 +71,7 @@ def _withhold_small(problem: Problem, eager: Assignment) -> Assignment:
     """`withhold` on the plain-Python views of a small problem (`spec.small_views`): the same partitions dropped;
     a member that loses none keeps its very set."""
     pv = problem_view(problem)
-    claimants, claims, valid = pv.claimants, pv.claims, pv.valid_keys
+    claimants, claims, valid, claimed = pv.claimants, pv.claims, pv.valid_keys, pv.claimed_topics
     position = {m: k for k, m in enumerate(pv.ids)}
     out = dict(eager.by_member)
     for member_id, parts in eager.by_member.items():
@@ -80,6 +80,8 @@ def _withhold_small(problem: Problem, eager: Assignment) -> Assignment:
             continue
         codes, bounds, indices = parts.lists()
         names = parts.table.names
+        if not any(names[c] in claimed for c in codes):
+            continue  # nobody claims any topic it gets
         kept, dropped = [], False
         for k, c in enumerate(codes):
             t = names[c]

@@ -6,8 +6,6 @@
 
 from __future__ import annotations
 
-from bisect import bisect_right
-
 from assigncheck.spec.model import Assignment, Problem, TopicTable
 from assigncheck.spec.ownership import valid_claims, valid_owned
 from assigncheck.spec.racks import member_rack, rack_aware, rack_layout
@@ -88,10 +86,7 @@ class SmallPairs:
         self.claim_pair, self.claim_gid = [p for p, _ in claims], [g for _, g in claims]
 
     def assignment(self, owners: list[int], gids: list[int]) -> Assignment:
-        offsets = self.offsets
-        topic = [bisect_right(offsets, g) - 1 for g in gids]
-        index = [g - offsets[k] for g, k in zip(gids, topic)]
-        return Assignment.from_rows(self.member_ids, owners, self.table, topic, index)
+        return Assignment.from_gids(self.member_ids, owners, gids, self.table, self.offsets)
 
 
 def _layout_offsets(problem: Problem) -> dict[str, int]:
@@ -157,7 +152,7 @@ def _settled_claims(problem: Problem) -> Assignment | None:
                     reach[m], changed = low, True
         if any(c - r > 1 for c, r in zip(counts, reach)):
             return None
-    return Assignment(valid_owned(problem))
+    return Assignment.of_sets(valid_owned(problem))  # valid sets are sorted
 
 
 def assign_small(problem: Problem) -> Assignment:

@@ -10,6 +10,7 @@ the spec's job, not the container's, to judge them.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -526,6 +527,45 @@ class Assignment:
         sets = sets_by_member(len(member_ids), member_row, table, topic_row, index_row)
         out = object.__new__(cls)  # the sets are canonical already: skip __post_init__'s re-sorting
         object.__setattr__(out, "by_member", MappingProxyType(dict(zip(map(str, member_ids), sets))))
+        return out
+
+    @classmethod
+    def from_gids(cls, member_ids: Sequence[str], owners: Sequence[int], gids: Sequence[int], table: TopicTable,
+                  offsets: Sequence[int]) -> Assignment:
+        """A small output from plain lists of (member position, global id), where topic k of `table` holds the ids
+        offsets[k] .. offsets[k + 1] - 1: each member's ids sorted once make its set, with no grouping pass."""
+        per: list[list[int]] = [[] for _ in member_ids]
+        for m, g in zip(owners, gids):
+            per[m].append(g)
+        sets = []
+        for mine in per:
+            if not mine:
+                sets.append(EMPTY)
+                continue
+            mine.sort()
+            codes: list[int] = []
+            bounds: list[int] = []
+            flat: list[int] = []
+            k, end = -1, -1
+            for g in mine:
+                if g >= end:
+                    k = bisect_right(offsets, g) - 1
+                    end = offsets[k + 1]
+                    codes.append(k)
+                    bounds.append(len(flat))
+                flat.append(g - offsets[k])
+            bounds.append(len(flat))
+            sets.append(PartitionSet.of_lists(table, tuple(codes), tuple(bounds), tuple(flat), True))
+        out = object.__new__(cls)
+        object.__setattr__(out, "by_member", MappingProxyType(dict(zip(map(str, member_ids), sets))))
+        return out
+
+    @classmethod
+    def of_sets(cls, by_member: Mapping[str, PartitionSet]) -> Assignment:
+        """From sets that are sorted already (`PartitionSet.is_sorted`), without re-canonicalizing them."""
+        assert all(p.is_sorted for p in by_member.values())
+        out = object.__new__(cls)
+        object.__setattr__(out, "by_member", MappingProxyType(dict(by_member)))
         return out
 
     def get(self, member_id: str) -> Partitions:

@@ -53,9 +53,19 @@ class ProblemView:
         return frozenset(out)
 
     @cached_property
+    def subscribers(self) -> dict[str, list[int]]:
+        """Topic -> its subscribers' positions, ascending, for every topic of `subscribed`."""
+        return {t: [m for m, sub in enumerate(self.subs) if t in sub] for t in self.subscribed}
+
+    @cached_property
     def valid_keys(self) -> frozenset[tuple[int, int]]:
         """(member, gid) per valid claim."""
         return frozenset((m, g) for m, g, _, _ in self.valid)
+
+    @cached_property
+    def claimed_topics(self) -> frozenset[str]:
+        """Topics with a partition some member claims raw."""
+        return frozenset(self.pair(g)[0] for g in self.claimants)
 
     @cached_property
     def claimants(self) -> dict[int, int]:
