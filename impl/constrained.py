@@ -44,15 +44,15 @@ class ConstrainedLayout:
 
     @classmethod
     def of(cls, problem: Problem) -> ConstrainedLayout:
-        members = sorted(problem.members, key=lambda m: m.member_id)
-        subscription = members[0].subscription if members else frozenset()
+        ids = [m.member_id for m in problem.members]
+        by_name = sorted(range(len(ids)), key=ids.__getitem__)  # M: problem positions by member id
+        subscription = problem.members[by_name[0]].subscription if by_name else frozenset()
         table = TopicTable(t for t in subscription if t in problem.topics)
         offsets = np.zeros(len(table.names) + 1, dtype=np.int64)
         np.cumsum([problem.topics[t] for t in table.names], out=offsets[1:])
         v = valid_claims(problem)  # flat rows, sorted by (member position in problem, topic, index)
         by_id = np.empty(len(problem.members), dtype=np.int64)  # problem position -> position in M
-        by_id[sorted(range(len(problem.members)), key=lambda i: problem.members[i].member_id)] = np.arange(
-            len(problem.members))
+        by_id[by_name] = np.arange(len(by_name))
         # valid claims are of subscribed, existing topics: all in T (subscriptions are equal here)
         base = np.array([offsets[table.code[n]] if n in table.code else -1 for n in v.table.names], dtype=np.int64)
         owner, g = by_id[v.member], base[v.topic] + v.index
@@ -63,9 +63,9 @@ class ConstrainedLayout:
         rank = np.arange(len(g)) - np.repeat(heads, np.diff(np.append(heads, len(g))))
         order = np.lexsort((g, rank, owner))  # keep order: (rank, topic) within each member
         claims = g[order]
-        valid = np.bincount(owner, minlength=len(members)).astype(np.int64)
+        valid = np.bincount(owner, minlength=len(by_name)).astype(np.int64)
         starts = np.cumsum(valid) - valid
-        return cls([m.member_id for m in members], table, offsets, claims, starts, valid)
+        return cls([ids[i] for i in by_name], table, offsets, claims, starts, valid)
 
     def prefixes(self, kept: np.ndarray) -> np.ndarray:
         """A mask over `claims`: the first `kept[m]` entries of every member's run."""

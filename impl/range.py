@@ -18,10 +18,19 @@ from assigncheck.spec.small_views import is_small
 from .require import require_problem
 
 
+def member_info_order(problem: Problem) -> list[Member]:
+    """Members in Kafka's `MemberInfo` order (`Member.sort_key`); without static members that is member id order,
+    sorted without a key tuple per member."""
+    if any(m.instance_id is not None for m in problem.members):
+        return sorted(problem.members, key=Member.sort_key)
+    ids = [m.member_id for m in problem.members]
+    return [problem.members[i] for i in sorted(range(len(ids)), key=ids.__getitem__)]
+
+
 def subscriber_positions(problem: Problem) -> tuple[list[Member], dict[str, np.ndarray]]:
     """Members in Kafka's `MemberInfo` order, and each existing topic's subscribers as ascending positions
     in it. Members are grouped by subscription first, so equal subscriptions cost one group, not C."""
-    members = sorted(problem.members, key=Member.sort_key)
+    members = member_info_order(problem)
     groups: dict[frozenset[str], list[int]] = {}
     for i, m in enumerate(members):
         groups.setdefault(m.subscription, []).append(i)

@@ -114,6 +114,12 @@ class PartitionSet(Mapping[str, np.ndarray]):
             self._arrays()
         return self._indices  # type: ignore[return-value]
 
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(codes, bounds, indices) in one call (whole-group code reads them for thousands of sets)."""
+        if self._codes is None:
+            self._arrays()
+        return self._codes, self._bounds, self._indices  # type: ignore[return-value]
+
     def lists(self) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
         """(topic codes, run bounds from 0, indices) as plain tuples, for plain-Python code on small sets."""
         if self._lists is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .model import SMALL_ROWS, Partitions, PartitionSet, Problem, TopicTable, partitions_of, read_only, sets_by_member
+from .model import SMALL_ROWS, Partitions, PartitionSet, Problem, TopicTable, read_only, sets_by_member
 
 
 def _run_lengths(bounds: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -18,49 +18,63 @@ def _run_lengths(bounds: np.ndarray, ends: np.ndarray) -> np.ndarray:
 
 def _claim_rows(problem: Problem, table: TopicTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Rules 1-2, all members at once: (member position, global partition id, topic code) per claim
-    of an existing partition of a topic the member still subscribes to. Repeats are still in."""
-    owned = [partitions_of(m.owned) for m in problem.members]
-    if not any(o.count for o in owned):
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty, empty
+    of an existing partition of a topic the member still subscribes to. Repeats are still in. One pass over
+    the members gathers their arrays (a group of thousands pays a few attribute reads per member, no more)."""
     unknown = len(table.names)  # one extra code for topics absent from the metadata
     # Claims built together share a topic table (a fed-back assignment): translate each table once.
     tables: dict[int, int] = {}
     remaps: list[np.ndarray] = []
-    for o in owned:
-        if id(o.table) not in tables:
-            tables[id(o.table)] = sum(len(r) for r in remaps)
+    subs: dict[frozenset[str], int] = {}
+    codes, bounds, indices, base, position, runs_of, count_of, sub_of = [], [], [], [], [], [], [], []
+    total_remap = 0
+    for k, m in enumerate(problem.members):
+        o = m.owned
+        if not o.count:
+            continue
+        c, b, i = o.arrays()
+        at = tables.get(id(o.table))
+        if at is None:
+            at = tables[id(o.table)] = total_remap
             remaps.append(np.array([table.code.get(n, unknown) for n in o.table.names], dtype=np.int64))
-    remap = np.concatenate(remaps) if remaps else np.zeros(0, dtype=np.int64)
+            total_remap += len(o.table.names)
+        codes.append(c)
+        bounds.append(b)
+        indices.append(i)
+        base.append(at)
+        position.append(k)
+        runs_of.append(len(c))
+        count_of.append(o.count)
+        sub_of.append(subs.setdefault(m.subscription, len(subs)))
+    if not position:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    remap = np.concatenate(remaps)
     # One row per claim: its member, its topic (global code) and its index.
-    bounds = np.concatenate([o.bounds for o in owned])  # each member's run bounds, back to back
-    ends = np.cumsum([len(o.bounds) for o in owned])
-    runs = _run_lengths(bounds, ends)
-    run_codes = np.concatenate([o.codes for o in owned]) + np.repeat(
-        np.array([tables[id(o.table)] for o in owned], dtype=np.int64), [len(o.codes) for o in owned])
+    runs = _run_lengths(np.concatenate(bounds), np.cumsum(np.array(runs_of) + 1))
+    run_codes = np.concatenate(codes) + np.repeat(np.array(base, dtype=np.int64), runs_of)
     topic = np.repeat(remap[run_codes], runs)
-    who = np.repeat(np.arange(len(owned), dtype=np.int64), [o.count for o in owned])
-    index = np.concatenate([o.indices for o in owned]).astype(np.int64)
+    who = np.repeat(np.array(position, dtype=np.int64), count_of)
+    index = np.concatenate(indices).astype(np.int64)
     sizes = np.array([problem.topics[t] for t in table.names] + [0], dtype=np.int64)
-    ok = _subscribed_runs(problem, table, owned, remap[run_codes])[np.repeat(np.arange(len(runs)), runs)]
+    run_member = np.repeat(np.array(position, dtype=np.int64), runs_of)
+    run_sub = np.repeat(np.array(sub_of, dtype=np.int64), runs_of)
+    ok = _subscribed_runs(problem, table, subs, run_sub, run_member, remap[run_codes])[
+        np.repeat(np.arange(len(runs)), runs)]
     ok &= (index >= 0) & (index < sizes[topic])  # rule 2, rule 1
     offsets = np.concatenate(([0], np.cumsum(sizes)))
     return who[ok], offsets[topic[ok]] + index[ok], topic[ok]
 
 
-def _subscribed_runs(problem: Problem, table: TopicTable, owned: list[PartitionSet], run_topic: np.ndarray
-                     ) -> np.ndarray:
+def _subscribed_runs(problem: Problem, table: TopicTable, subs: dict[frozenset[str], int], run_sub: np.ndarray,
+                     run_member: np.ndarray, run_topic: np.ndarray) -> np.ndarray:
     """Rule 2 per claimed (member, topic) run: does the member still subscribe to the run's topic? A table of
     distinct subscriptions x topics when that is smaller (equal subscriptions: one row), else one set lookup
     per run (members with distinct subscriptions each claiming few topics)."""
-    subs: dict[frozenset[str], int] = {}
-    sub_of = np.array([subs.setdefault(m.subscription, len(subs)) for m in problem.members], dtype=np.int64)
-    run_member = np.repeat(np.arange(len(owned), dtype=np.int64), [len(o.codes) for o in owned])
     if sum(map(len, subs)) <= len(run_topic):
         subscribed = np.zeros((len(subs), len(table.names) + 1), dtype=bool)
         for sub, row in subs.items():
             subscribed[row, [table.code[t] for t in sub if t in table.code]] = True
-        return subscribed[sub_of[run_member], run_topic]
+        return subscribed[run_sub, run_topic]
     names = table.names + ("",)  # the extra code: a topic absent from the metadata (never subscribed here)
     members = problem.members
     known = len(table.names)
