@@ -16,7 +16,9 @@ from assigncheck.spec.model import AnyProblem, Assignment, Problem, TopicTable
 from assigncheck.spec.ownership import valid_claims
 from assigncheck.spec.promises import Promises
 from assigncheck.spec.racks import rack_aware
+from assigncheck.spec.small_views import is_small
 
+from .constrained_small import SmallLayout, place_two_phase
 from .require import require_problem
 
 CONSTRAINED_PROMISES = Promises(
@@ -42,15 +44,15 @@ class ConstrainedLayout:
 
     @classmethod
     def of(cls, problem: Problem) -> ConstrainedLayout:
-        members = sorted(problem.members, key=lambda m: m.member_id)
-        subscription = members[0].subscription if members else frozenset()
+        ids = [m.member_id for m in problem.members]
+        by_name = sorted(range(len(ids)), key=ids.__getitem__)  # M: problem positions by member id
+        subscription = problem.members[by_name[0]].subscription if by_name else frozenset()
         table = TopicTable(t for t in subscription if t in problem.topics)
         offsets = np.zeros(len(table.names) + 1, dtype=np.int64)
         np.cumsum([problem.topics[t] for t in table.names], out=offsets[1:])
         v = valid_claims(problem)  # flat rows, sorted by (member position in problem, topic, index)
         by_id = np.empty(len(problem.members), dtype=np.int64)  # problem position -> position in M
-        by_id[sorted(range(len(problem.members)), key=lambda i: problem.members[i].member_id)] = np.arange(
-            len(problem.members))
+        by_id[by_name] = np.arange(len(by_name))
         # valid claims are of subscribed, existing topics: all in T (subscriptions are equal here)
         base = np.array([offsets[table.code[n]] if n in table.code else -1 for n in v.table.names], dtype=np.int64)
         owner, g = by_id[v.member], base[v.topic] + v.index
@@ -61,9 +63,9 @@ class ConstrainedLayout:
         rank = np.arange(len(g)) - np.repeat(heads, np.diff(np.append(heads, len(g))))
         order = np.lexsort((g, rank, owner))  # keep order: (rank, topic) within each member
         claims = g[order]
-        valid = np.bincount(owner, minlength=len(members)).astype(np.int64)
+        valid = np.bincount(owner, minlength=len(by_name)).astype(np.int64)
         starts = np.cumsum(valid) - valid
-        return cls([m.member_id for m in members], table, offsets, claims, starts, valid)
+        return cls([ids[i] for i in by_name], table, offsets, claims, starts, valid)
 
     def prefixes(self, kept: np.ndarray) -> np.ndarray:
         """A mask over `claims`: the first `kept[m]` entries of every member's run."""
@@ -117,9 +119,19 @@ class ConstrainedAssignor:
             return general_sticky(problem)  # its flow also puts the fewest partitions off their racks (KIP-881)
         if not problem.members:
             return Assignment({})
+        return self.placed(problem)
+
+    def placed(self, problem: Problem) -> Assignment:
+        """The placement of a problem with members and equal subscriptions: plain Python when it is small
+        (`impl/constrained_small.py`, the same steps), else arrays."""
+        if is_small(problem):  # the layout is the problem's, computed once (a check's again-run reuses it)
+            return self.place_small(problem.derived("constrained_layout", SmallLayout.of))
         return self.place(ConstrainedLayout.of(problem))
 
     def place(self, layout: ConstrainedLayout) -> Assignment:
+        raise NotImplementedError
+
+    def place_small(self, layout: SmallLayout) -> Assignment:
         raise NotImplementedError
 
 
@@ -142,3 +154,6 @@ class ConstrainedStickyAssignor(ConstrainedAssignor):
         receivers = deal(need)
         dealt = layout.unassigned(kept_ids)
         return layout.assignment(np.concatenate((kept_owners, receivers)), np.concatenate((kept_ids, dealt)))
+
+    def place_small(self, layout: SmallLayout) -> Assignment:
+        return place_two_phase(layout)

@@ -12,6 +12,7 @@ import numpy as np
 from assigncheck.spec.model import Assignment
 
 from .constrained import ConstrainedAssignor, ConstrainedLayout, deal, quotas
+from .constrained_small import SmallLayout, place_four_phase
 
 
 class FourPhaseConstrainedAssignor(ConstrainedAssignor):
@@ -50,3 +51,6 @@ class FourPhaseConstrainedAssignor(ConstrainedAssignor):
             owners.append(np.flatnonzero(~at_max)[: len(rest)])
             ids.append(rest)
         return layout.assignment(np.concatenate(owners), np.concatenate(ids))
+
+    def place_small(self, layout: SmallLayout) -> Assignment:
+        return place_four_phase(layout)

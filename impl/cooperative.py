@@ -12,9 +12,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from assigncheck.spec.model import AnyProblem, Assignment, Problem, TopicTable
+from assigncheck.spec.model import AnyProblem, Assignment, Problem, TopicTable, partitions_of
 from assigncheck.spec.partition_rows import Layout, Rows, assigned_rows, claimed_rows, layout, valid_rows
 from assigncheck.spec.promises import Assignor, Promises
+from assigncheck.spec.small_views import is_small, output_is_small, problem_view
 
 from . import registry
 from .constrained import CONSTRAINED_PROMISES
@@ -42,6 +43,12 @@ def withhold(problem: Problem, eager: Assignment) -> Assignment:
     (`spec.partition_rows`): one key per (member, partition), no loop over members."""
     if not any(m.owned.count for m in problem.members):
         return eager  # nobody claims anything: nothing to wait for
+    if is_small(problem) and output_is_small(eager):
+        return _withhold_small(problem, eager)
+    return _withhold_rows(problem, eager)
+
+
+def _withhold_rows(problem: Problem, eager: Assignment) -> Assignment:
     lay, n = layout(problem), len(problem.members)
     total = max(lay.total, 1)
     claims = _member_keys(claimed_rows(problem), lay, n)
@@ -58,6 +65,36 @@ def withhold(problem: Problem, eager: Assignment) -> Assignment:
     code = np.fromiter(map(table.code.__getitem__, given.piece_topic), dtype=np.int64, count=len(given.piece_topic))
     return Assignment.from_rows(given.member_ids, given.member[keep], table, code[given.piece[keep]],
                                 given.index[keep])
+
+
+def _withhold_small(problem: Problem, eager: Assignment) -> Assignment:
+    """`withhold` on the plain-Python views of a small problem (`spec.small_views`): the same partitions dropped;
+    a member that loses none keeps its very set."""
+    pv = problem_view(problem)
+    claimants, claims, valid, claimed = pv.claimants, pv.claims, pv.valid_keys, pv.claimed_topics
+    position = {m: k for k, m in enumerate(pv.ids)}
+    out = dict(eager.by_member)
+    for member_id, parts in eager.by_member.items():
+        m = position.get(member_id)
+        if m is None or not parts.count:
+            continue
+        codes, bounds, indices = parts.lists()
+        names = parts.table.names
+        if not any(names[c] in claimed for c in codes):
+            continue  # nobody claims any topic it gets
+        kept, dropped = [], False
+        for k, c in enumerate(codes):
+            t = names[c]
+            base, n = pv.offset.get(t, 0), pv.size.get(t, 0)
+            for i in indices[bounds[k]:bounds[k + 1]]:
+                g = base + i
+                if 0 <= i < n and claimants.get(g, 0) - ((m, g) in claims) > 0 and (m, g) not in valid:
+                    dropped = True
+                else:
+                    kept.append((t, i))
+        if dropped:
+            out[member_id] = partitions_of(kept, sort=True)
+    return Assignment(out)
 
 
 def _wrapped(problem: Problem) -> Assignor:

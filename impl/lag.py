@@ -18,8 +18,9 @@ from __future__ import annotations
 import numpy as np
 
 from assigncheck.spec.errors import InputError
-from assigncheck.spec.model import AnyProblem, Assignment, Problem
+from assigncheck.spec.model import AnyProblem, Assignment, Problem, TopicTable
 from assigncheck.spec.promises import Promises
+from assigncheck.spec.small_views import is_small
 
 from .require import require_problem
 
@@ -64,7 +65,31 @@ def deal_topic(lags: np.ndarray, n_members: int) -> np.ndarray:
     return owner
 
 
+def _assign_small(problem: Problem) -> Assignment:
+    """`assign_lag` in plain Python for small problems (the same laps)."""
+    members = sorted(problem.members, key=lambda m: m.member_id)
+    table = TopicTable(t for t in problem.subscribed_topics() if problem.topics[t])
+    member_row: list[int] = []
+    topic_row: list[int] = []
+    index_row: list[int] = []
+    for code, topic in enumerate(table.names):
+        subscribers = [k for k, m in enumerate(members) if topic in m.subscription]
+        lags = _topic_lags(problem, topic).tolist()
+        order = sorted(range(len(lags)), key=lambda i: -lags[i])  # stable: lower index first on ties
+        totals = [0] * len(subscribers)
+        for start in range(0, len(order), len(subscribers)):
+            takers = sorted(range(len(subscribers)), key=lambda i: (totals[i], i))
+            for p, m in zip(order[start: start + len(subscribers)], takers):
+                member_row.append(subscribers[m])
+                index_row.append(p)
+                totals[m] += lags[p]
+        topic_row += [code] * len(lags)
+    return Assignment.from_rows([m.member_id for m in members], member_row, table, topic_row, index_row)
+
+
 def assign_lag(problem: Problem) -> Assignment:
+    if is_small(problem):
+        return _assign_small(problem)
     members = sorted(problem.members, key=lambda m: m.member_id)
     result: dict[str, dict[str, np.ndarray]] = {m.member_id: {} for m in members}
     subscribers_of: dict[str, list[str]] = {}

@@ -13,14 +13,24 @@ import numpy as np
 
 from assigncheck.spec.model import AnyProblem, Assignment, Member, Problem, TopicTable
 from assigncheck.spec.promises import Promises
+from assigncheck.spec.small_views import is_small
 
 from .require import require_problem
+
+
+def member_info_order(problem: Problem) -> list[Member]:
+    """Members in Kafka's `MemberInfo` order (`Member.sort_key`); without static members that is member id order,
+    sorted without a key tuple per member."""
+    if any(m.instance_id is not None for m in problem.members):
+        return sorted(problem.members, key=Member.sort_key)
+    ids = [m.member_id for m in problem.members]
+    return [problem.members[i] for i in sorted(range(len(ids)), key=ids.__getitem__)]
 
 
 def subscriber_positions(problem: Problem) -> tuple[list[Member], dict[str, np.ndarray]]:
     """Members in Kafka's `MemberInfo` order, and each existing topic's subscribers as ascending positions
     in it. Members are grouped by subscription first, so equal subscriptions cost one group, not C."""
-    members = sorted(problem.members, key=Member.sort_key)
+    members = member_info_order(problem)
     groups: dict[frozenset[str], list[int]] = {}
     for i, m in enumerate(members):
         groups.setdefault(m.subscription, []).append(i)
@@ -54,6 +64,8 @@ class RangeAssignor:
             states = [_TopicState.build(problem, t, by_topic[t]) for t in sorted(by_topic) if problem.topics[t] > 0]
             if any(s.needs_rack_aware for s in states):
                 return _rack_aware(problem, states)
+        if is_small(problem):
+            return _plain_ranges(problem)
         members, positions = subscriber_positions(problem)
         table = TopicTable(t for t in positions if problem.topics[t] > 0)
         members_row, topics_row, index_row = [], [], []
@@ -70,6 +82,32 @@ class RangeAssignor:
             return Assignment.from_rows(ids, np.zeros(0), table, np.zeros(0), np.zeros(0))
         return Assignment.from_rows(ids, np.concatenate(members_row), table, np.concatenate(topics_row),
                                     np.concatenate(index_row))
+
+
+def subscribers_small(problem: Problem) -> tuple[list[Member], TopicTable, list[list[int]]]:
+    """`subscriber_positions` in plain Python, for small problems: members in `MemberInfo` order, the existing
+    topics with partitions and subscribers, and each one's subscribers as ascending positions."""
+    members = sorted(problem.members, key=Member.sort_key)
+    subscribers = {t: [i for i, m in enumerate(members) if t in m.subscription]
+                   for t, n in problem.topics.items() if n > 0}
+    table = TopicTable(t for t, subs in subscribers.items() if subs)
+    return members, table, [subscribers[t] for t in table.names]
+
+
+def _plain_ranges(problem: Problem) -> Assignment:
+    """The runs of `RangeAssignor.assign` in plain Python (small problems: numpy's per-call cost dominates)."""
+    members, table, subscribers = subscribers_small(problem)
+    member_row: list[int] = []
+    topic_row: list[int] = []
+    index_row: list[int] = []
+    for code, subs in enumerate(subscribers):
+        n = problem.topics[table.names[code]]
+        quota, extra = divmod(n, len(subs))
+        for k, pos in enumerate(subs):
+            member_row += [pos] * (quota + (k < extra))
+        topic_row += [code] * n
+        index_row += range(n)
+    return Assignment.from_rows([m.member_id for m in members], member_row, table, topic_row, index_row)
 
 
 # ---- KIP-881 rack-aware range: a port of Kafka's RangeAssignor (clients, 3.5+) --------------------------

@@ -8,12 +8,15 @@ the topic's last partition.
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
 import numpy as np
 
-from assigncheck.spec.model import AnyProblem, Assignment, TopicTable
+from assigncheck.spec.model import AnyProblem, Assignment, Problem, TopicTable
 from assigncheck.spec.promises import Promises
+from assigncheck.spec.small_views import is_small
 
-from .range import subscriber_positions
+from .range import subscriber_positions, subscribers_small
 from .require import require_problem
 
 
@@ -24,6 +27,8 @@ class RoundRobinAssignor:
 
     def assign(self, problem: AnyProblem) -> Assignment:
         problem = require_problem(problem, self.name)
+        if is_small(problem):
+            return _plain_round_robin(problem)
         members, subscribers = subscriber_positions(problem)
         table = TopicTable(t for t in subscribers if problem.topics[t] > 0)
         members_row, topics_row, index_row = [], [], []
@@ -41,3 +46,19 @@ class RoundRobinAssignor:
             return Assignment.from_rows(ids, np.zeros(0), table, np.zeros(0), np.zeros(0))
         return Assignment.from_rows(ids, np.concatenate(members_row), table, np.concatenate(topics_row),
                                     np.concatenate(index_row))
+
+
+def _plain_round_robin(problem: Problem) -> Assignment:
+    """The walk of `RoundRobinAssignor.assign` in plain Python, for small problems."""
+    members, table, subscribers = subscribers_small(problem)
+    member_row: list[int] = []
+    topic_row: list[int] = []
+    cursor = 0
+    for code, subs in enumerate(subscribers):
+        n = problem.topics[table.names[code]]
+        start = bisect_left(subs, cursor)
+        member_row += [subs[(start + i) % len(subs)] for i in range(n)]
+        topic_row += [code] * n
+        cursor = member_row[-1] + 1
+    index_row = [i for code, subs in enumerate(subscribers) for i in range(problem.topics[table.names[code]])]
+    return Assignment.from_rows([m.member_id for m in members], member_row, table, topic_row, index_row)

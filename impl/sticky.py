@@ -33,12 +33,14 @@ import numpy as np
 from assigncheck.spec.model import AnyProblem, Assignment, Problem
 from assigncheck.spec.promises import Promises
 from assigncheck.spec.racks import rack_aware
+from assigncheck.spec.small_views import is_small
 
-from .constrained import ConstrainedLayout, ConstrainedStickyAssignor
+from .constrained import ConstrainedStickyAssignor
 from .flow import solve_counts
 from .pairs import PairTable, pair_table
 from .require import require_problem
 from .settled import optimally_balanced
+from .sticky_small import assign_small
 
 _CONSTRAINED = ConstrainedStickyAssignor()
 
@@ -117,5 +119,5 @@ class StickyAssignor:
         if problem.subscriptions_equal() and not rack_aware(problem):
             if not problem.members:
                 return Assignment({})
-            return _CONSTRAINED.place(ConstrainedLayout.of(problem))
-        return assign_general_sticky(problem)
+            return _CONSTRAINED.placed(problem)
+        return assign_small(problem) if is_small(problem) else assign_general_sticky(problem)

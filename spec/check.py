@@ -14,26 +14,29 @@ and their figures are None.
 from __future__ import annotations
 
 import os
+import random
 import signal
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from . import balance as bal
 from . import racks
+from . import small_checks as sc
 from . import stickiness as st
 from .errors import InputError, TargetFailure, TargetUnavailable
 from .invariants import CAP, and_more, check_hard, cooperative_withhold
-from .model import Assignment, Client, Member, Problem, StreamsProblem, partitions_equal
+from .model import Assignment, Client, Member, PartitionSet, Problem, StreamsProblem, partitions_equal
 from .oracle_cache import max_retained as oracle_max_retained
 from .oracle_cache import optimal_sum_squares
 from .promises import Assignor, Promises
 from .rounds import next_round, run_rounds
+from .small_views import is_small, output_is_small
 from .violations import Violation
 
 ORACLE_MAX_PAIRS = 300_000  # measured: both figures together take about 3 s there
@@ -78,46 +81,84 @@ def in_domain(problem: Problem, promises: Promises) -> bool:
     return not (promises.equal_subscriptions_only and not problem.subscriptions_equal())
 
 
+class _Checks(NamedTuple):
+    """One implementation of every check `check_assignment` runs: vectorized (`spec.invariants`, `balance`,
+    `stickiness`, `racks`) or plain Python for small problems (`spec.small_checks`, held equal by tests)."""
+
+    check_hard: Callable[[Problem, Assignment], list[Violation]]
+    balance: dict[str, Callable[[Problem, Assignment], list[Violation]]]
+    max_retained: Callable[..., list[Violation]]
+    rack_violations: Callable[[Problem, Assignment, str], list[Violation]]
+    per_topic_spread_violations: Callable[[Problem, Assignment], list[Violation]]
+    spread: Callable[[Problem, Assignment], int]
+    sum_squares: Callable[[Problem, Assignment], int]
+    retained: Callable[[Problem, Assignment], int]
+    moves: Callable[[Problem, Assignment], int]
+    withheld: Callable[[Problem, Assignment], int]
+    per_topic_spread: Callable[[Problem, Assignment], int]
+    mismatches: Callable[[Problem, Assignment], int]
+    cooperative_withhold: Callable[[Problem, Assignment, Assignment], list[Violation]]
+    certify_max_retained: Callable[[Problem, Assignment, str, bool], None]  # settles the oracle's figure, if it can
+
+
+VECTORIZED = _Checks(check_hard, bal.BALANCE_CHECKS, st.max_retained, racks.rack_violations,
+                     st.per_topic_spread_violations, bal.spread, bal.sum_squares, st.retained, st.moves, st.withheld,
+                     st.per_topic_spread, racks.mismatches, cooperative_withhold,
+                     lambda *_: None)
+SMALL = _Checks(sc.check_hard, sc.BALANCE_CHECKS, sc.max_retained, sc.rack_violations, sc.per_topic_spread_violations,
+                sc.spread, sc.sum_squares, sc.retained, sc.moves, sc.withheld, sc.per_topic_spread, sc.mismatches,
+                sc.cooperative_withhold, sc.certify_max_retained)
+
+
+def checks_for(problem: Problem, assignment: Assignment) -> _Checks:
+    """The plain-Python checks for a small problem and output, the vectorized ones otherwise."""
+    return SMALL if is_small(problem) and output_is_small(assignment) else VECTORIZED
+
+
 def check_assignment(
     problem: Problem | StreamsProblem, assignment: Assignment, promises: Promises | None = None,
-    *, oracle: bool | None = None, measure: bool = True,
+    *, oracle: bool | None = None, measure: bool = True, checks: _Checks | None = None,
 ) -> Report:
     """H1-H6 always; the promised balance, stickiness and per-topic spread when nothing is withheld and
     the problem is in the assignor's domain (SPEC.md §6, §8); every measure in `quality` (unless not
-    `measure`: a caller that wants only the verdict, such as the fuzzer, skips the measures' cost)."""
+    `measure`: a caller that wants only the verdict, such as the fuzzer, skips the measures' cost).
+    `checks` forces one implementation (`VECTORIZED` or `SMALL`); by default the problem's size picks."""
     if isinstance(problem, StreamsProblem):
         from .streams_checks import check_streams
 
         return check_streams(problem, assignment)
+    c = checks or checks_for(problem, assignment)
     promises = promises or Promises()
     use_oracle = oracle_affordable(problem) if oracle is None else oracle
     ob = oracle_balance(problem, promises)
-    held = st.withheld(problem, assignment)
-    violations = check_hard(problem, assignment)
+    held = c.withheld(problem, assignment)
+    violations = c.check_hard(problem, assignment)
     enforce = held == 0 and in_domain(problem, promises)
+    if use_oracle and ob is not None and held == 0 and not violations:
+        c.certify_max_retained(problem, assignment, ob, promises.racks)
     if enforce:
         if promises.balance != "none" and (promises.balance != "optimal" or use_oracle):
-            violations += bal.BALANCE_CHECKS[promises.balance](problem, assignment)
+            violations += c.balance[promises.balance](problem, assignment)
         if promises.stickiness == "max_retained" and use_oracle and ob is not None:
-            violations += st.max_retained(problem, assignment, ob, promises.racks)
+            violations += c.max_retained(problem, assignment, ob, promises.racks)
         if promises.racks and use_oracle and ob is not None:
-            violations += racks.rack_violations(problem, assignment, ob)
+            violations += c.rack_violations(problem, assignment, ob)
         if promises.per_topic_spread:
-            violations += st.per_topic_spread_violations(problem, assignment)
+            violations += c.per_topic_spread_violations(problem, assignment)
     if not measure:
         return Report(tuple(violations), {"withheld": held, "promises_enforced": int(enforce)})
     quality: Quality = {
         "members": len(problem.members),
         "partitions": problem.partition_count,
-        "spread": bal.spread(problem, assignment),
-        "sum_squares": bal.sum_squares(problem, assignment),
+        "spread": c.spread(problem, assignment),
+        "sum_squares": c.sum_squares(problem, assignment),
         "optimal_sum_squares": optimal_sum_squares(problem) if use_oracle else None,
-        "retained": st.retained(problem, assignment),
+        "retained": c.retained(problem, assignment),
         "max_retained": oracle_max_retained(problem, ob, promises.racks) if use_oracle and ob is not None else None,
-        "moves": st.moves(problem, assignment),
+        "moves": c.moves(problem, assignment),
         "withheld": held,
-        "per_topic_spread": st.per_topic_spread(problem, assignment),
-        "rack_mismatches": racks.mismatches(problem, assignment),
+        "per_topic_spread": c.per_topic_spread(problem, assignment),
+        "rack_mismatches": c.mismatches(problem, assignment),
         "promises_enforced": int(enforce),
     }
     return Report(tuple(violations), quality)
@@ -165,13 +206,49 @@ _TIMERS = ((signal.ITIMER_PROF, signal.SIGPROF, _on_cpu), (signal.ITIMER_REAL, s
     if hasattr(signal, "setitimer") else ()
 
 
+_installed = False  # the handlers are in place for a sequence of calls (`timer_handlers`, main thread only)
+
+
+def _timers_free() -> bool:
+    return (bool(_TIMERS) and threading.current_thread() is threading.main_thread()
+            and all(signal.getitimer(which) == (0.0, 0.0) for which, _, _ in _TIMERS))
+
+
+@contextmanager
+def timer_handlers() -> Iterator[None]:
+    """Install the timer handlers once for a sequence of calls (a check runs an assignor 3-7 times; installing
+    and restoring two handlers costs ~20 us a call): inside, each call only sets and clears its timers. A no-op
+    outside the main thread, when nested or when a timer is already in use."""
+    global _installed
+    if _installed or not _timers_free():
+        yield
+        return
+    previous = [signal.signal(sig, handler) for _, sig, handler in _TIMERS]
+    _installed = True
+    try:
+        yield
+    finally:
+        _installed = False
+        for (which, sig, _), old in zip(_TIMERS, previous):
+            signal.setitimer(which, 0)
+            signal.signal(sig, old)
+
+
 @contextmanager
 def _timers(budget_s: float, hang_s: float) -> Iterator[bool]:
     """Interrupt the block once the process has spent clearly more than `budget_s` of CPU (ITIMER_PROF counts
     every thread of the process, hence the margin; the verdict itself uses this thread's CPU time), or after
     the hang limit of wall clock. Only in the main thread with both timers free; yields whether armed."""
-    armed = (bool(_TIMERS) and threading.current_thread() is threading.main_thread()
-             and all(signal.getitimer(which) == (0.0, 0.0) for which, _, _ in _TIMERS))
+    armed = _timers_free()
+    if armed and _installed:  # the handlers are in place (`timer_handlers`): only the timers
+        signal.setitimer(signal.ITIMER_PROF, budget_s * 1.5 + 0.5)
+        signal.setitimer(signal.ITIMER_REAL, hang_s)
+        try:
+            yield True
+        finally:
+            for which, _, _ in _TIMERS:
+                signal.setitimer(which, 0)
+        return
     if not armed:
         yield False
         return
@@ -231,15 +308,14 @@ def _call(assignor: Assignor, problem: Problem | StreamsProblem, budget_s: float
         except TargetFailure as e:
             raise _Failed(Violation("H7", f"{name}: {e}", cause=e.cause)) from None
     box: dict[str, Any] = {}
-    if budget_s is None:
-        started = time.thread_time()
+    if budget_s is None:  # no budget: no CPU clock either (reading it costs more than a small assignor's run)
         try:
             box["out"] = assignor.assign(problem)
         except KeyboardInterrupt:
             raise
         except BaseException as e:  # noqa: BLE001 - an assignor's crash is a finding, whatever it raises
             box["error"] = e
-        box["cpu"] = time.thread_time() - started
+        box["cpu"] = 0.0
     else:
         try:
             with _timers(budget_s, hang_s) as armed:  # type: ignore[arg-type]
@@ -287,9 +363,9 @@ def run_assignor(assignor: Assignor, problem: Problem | StreamsProblem, budget_s
 
 def differing_members(a: Assignment, b: Assignment) -> list[str]:
     """Member ids whose partitions differ between two outputs (or that only one output names)."""
-    ids = sorted(set(a.by_member) | set(b.by_member))
-    return [m for m in ids if m not in a.by_member or m not in b.by_member
-            or not partitions_equal(a.by_member[m], b.by_member[m])]
+    x, y = a.by_member, b.by_member
+    ids = sorted(set(x) | set(y))
+    return [m for m in ids if m not in x or m not in y or (x[m] is not y[m] and not partitions_equal(x[m], y[m]))]
 
 
 def _differs(invariant: str, what: str, a: Assignment, b: Assignment) -> list[Violation]:
@@ -306,14 +382,17 @@ def _shuffled_parts(parts: Any, rng: np.random.Generator) -> dict[str, np.ndarra
 
 
 def shuffled_problem(problem: Problem | StreamsProblem, seed: int) -> Problem | StreamsProblem:
-    """The same problem with members, topics, subscriptions and claims listed in another (seeded) order."""
+    """The same problem with members, topics, subscriptions and claims listed in another (seeded) order; the
+    members' order always differs when there are two or more (a random one could be the identity)."""
+    if isinstance(problem, Problem) and is_small(problem):
+        return _shuffled_small(problem, seed)
     rng = np.random.default_rng(seed)
     if isinstance(problem, StreamsProblem):
         clients = [
             Client(c.client_id, c.capacity, _shuffled_parts(c.active, rng), _shuffled_parts(c.standby, rng))
             for c in problem.clients
         ]
-        return StreamsProblem(problem.subtopologies, tuple(clients[i] for i in rng.permutation(len(clients))))
+        return StreamsProblem(problem.subtopologies, tuple(clients[i] for i in _moved(rng.permutation(len(clients)))))
     members = [
         Member(m.member_id, frozenset(rng.permutation(sorted(m.subscription)).tolist()),
                _shuffled_parts(m.owned, rng), m.generation, m.instance_id, m.rack)
@@ -321,8 +400,40 @@ def shuffled_problem(problem: Problem | StreamsProblem, seed: int) -> Problem | 
     ]
     names = list(problem.topics)
     topics = {names[i]: problem.topics[names[i]] for i in rng.permutation(len(names)).tolist()}
-    order = rng.permutation(len(members)).tolist()
+    order = _moved(rng.permutation(len(members)))
     return problem.replace(members=tuple(members[i] for i in order), topics=topics)
+
+
+def _moved(order: Any) -> list[int]:
+    """A permutation that is not the identity (reversed if it was), when it has two or more entries."""
+    order = list(order)
+    return order[::-1] if len(order) > 1 and order == sorted(order) else order
+
+
+def _shuffled_small(problem: Problem, seed: int) -> Problem:
+    """`shuffled_problem` with Python's seeded generator: a few list shuffles instead of a numpy call per array.
+    (A `PartitionSet` keeps its topics in name order; only the order inside each topic can change.)"""
+    rng = random.Random(seed)
+    members = []
+    for m in problem.members:
+        subscription = sorted(m.subscription)
+        rng.shuffle(subscription)
+        owned = m.owned
+        if owned.count:
+            codes, bounds, indices = owned.lists()
+            flat: list[int] = []
+            for k in range(len(codes)):
+                run = list(indices[bounds[k]:bounds[k + 1]])
+                rng.shuffle(run)
+                flat += run
+            owned = PartitionSet.of_lists(owned.table, codes, bounds, tuple(flat), False)
+        members.append(Member(m.member_id, frozenset(subscription), owned, m.generation, m.instance_id, m.rack))
+    names = list(problem.topics)
+    rng.shuffle(names)
+    order = list(range(len(members)))
+    rng.shuffle(order)
+    return problem.replace(members=tuple(members[i] for i in _moved(order)),
+                           topics={t: problem.topics[t] for t in names})
 
 
 def _with_round(report: Report, k: int) -> list[Violation]:
@@ -334,9 +445,9 @@ def protocol_form(problem: Problem | StreamsProblem, promises: Promises) -> Prob
     supports, so an eager-only assignor sees eager groups and a cooperative-only one cooperative groups."""
     if isinstance(problem, Problem):
         if problem.protocol == "cooperative" and promises.max_rounds is None:
-            return problem.replace(protocol="eager")
+            return problem.with_protocol("eager")
         if problem.protocol == "eager" and not promises.eager and promises.max_rounds is not None:
-            return problem.replace(protocol="cooperative")
+            return problem.with_protocol("cooperative")
     return problem
 
 
@@ -350,6 +461,14 @@ def check_assignor(
     order independence (when promised), `fixpoint`, `exact` and cooperative rounds (when promised).
     Never raises for an assignor's failure; an unknown `exact` reference name is an `InputError`.
     `measure=False` leaves the quality table out (see `check_assignment`)."""
+    with timer_handlers() if budget_s is not None else nullcontext():
+        return _check_assignor(assignor, problem, promises, budget_s, seed, oracle, measure, hang_s)
+
+
+def _check_assignor(
+    assignor: Assignor, problem: Problem | StreamsProblem, promises: Promises | None, budget_s: float | None,
+    seed: int, oracle: bool | None, measure: bool, hang_s: float | None,
+) -> tuple[Assignment | None, Report]:
     promises = promises or assignor.promises
     name = getattr(assignor, "name", type(assignor).__name__)
     problem = protocol_form(problem, promises)
@@ -377,7 +496,7 @@ def check_assignor(
             extra += rounds_violations
             quality["rounds"] = n_rounds
         if (promises.fixpoint and domain and isinstance(final_problem, Problem)
-                and st.withheld(final_problem, final_out) == 0):
+                and checks_for(final_problem, final_out).withheld(final_problem, final_out) == 0):
             again = run_assignor(assignor, next_round(final_problem, final_out), budget_s, hang_s)
             extra += _differs("fixpoint", f"feeding {name}'s output back as the owned partitions changes it",
                               final_out, again)
@@ -413,10 +532,11 @@ def _cooperative_rounds(
         violations += _with_round(check_assignment(p, out, promises, oracle=oracle, measure=False), k)
     if promises.eager:  # it speaks both protocols: each round is its eager assignment minus the transfers
         for k, (p, out) in enumerate(rounds, start=1):
-            eager = run_assignor(assignor, p.replace(protocol="eager"), budget_s, hang_s)
-            violations += _with_round(Report(tuple(cooperative_withhold(p, out, eager))), k)
+            eager = run_assignor(assignor, p.with_protocol("eager"), budget_s, hang_s)
+            c = checks_for(p, out) if checks_for(p, eager) is SMALL else VECTORIZED
+            violations += _with_round(Report(tuple(c.cooperative_withhold(p, out, eager))), k)
     last_problem, last_out = rounds[-1]
-    still = st.withheld(last_problem, last_out)
+    still = checks_for(last_problem, last_out).withheld(last_problem, last_out)
     if still:
         violations.append(Violation(
             "cooperative.rounds",

@@ -10,6 +10,7 @@ the spec's job, not the container's, to judge them.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -64,17 +65,68 @@ class PartitionSet(Mapping[str, np.ndarray]):
     One index array for all topics (grouped by topic, topics in name order) and the bounds of each
     topic's run, so a member holding one partition of each of 500 topics is one object, not 500.
     `rows()` gives the flat view that vectorized code uses; the mapping view serves everyone else.
+
+    A small set may be built from plain tuples (`of_lists`): its arrays are then made on first use, and
+    `lists()` gives the tuples back to plain-Python code (an array-built set makes them on first use).
     """
 
-    __slots__ = ("table", "codes", "bounds", "indices", "is_sorted")
+    __slots__ = ("table", "_codes", "_bounds", "_indices", "is_sorted", "_lists", "count")
 
     def __init__(self, table: TopicTable, codes: np.ndarray, bounds: np.ndarray, indices: np.ndarray,
                  is_sorted: bool) -> None:
         self.table = table
-        self.codes = codes  # int64, ascending: the topics present (each with at least one index)
-        self.bounds = bounds  # int64, len(codes) + 1
-        self.indices = indices  # int32, read-only
+        self._codes = codes  # int64, ascending: the topics present (each with at least one index)
+        self._bounds = bounds  # int64, len(codes) + 1
+        self._indices = indices  # int32, read-only
         self.is_sorted = is_sorted  # indices ascending within every topic
+        self._lists: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]] | None = None
+        self.count = len(indices)  # partitions listed, repeats included
+
+    @classmethod
+    def of_lists(cls, table: TopicTable, codes: tuple[int, ...], bounds: tuple[int, ...], indices: tuple[int, ...],
+                 is_sorted: bool) -> PartitionSet:
+        """From plain tuples (codes ascending, `bounds` from 0, int32 indices); no numpy call until asked."""
+        out = cls.__new__(cls)
+        out.table, out.is_sorted, out._lists, out.count = table, is_sorted, (codes, bounds, indices), len(indices)
+        out._codes = out._bounds = out._indices = None
+        return out
+
+    def _arrays(self) -> None:
+        codes, bounds, indices = self._lists  # type: ignore[misc]
+        self._codes, self._bounds = read_only(codes, np.int64), read_only(bounds, np.int64)
+        self._indices = read_only(indices)
+
+    @property
+    def codes(self) -> np.ndarray:
+        if self._codes is None:
+            self._arrays()
+        return self._codes  # type: ignore[return-value]
+
+    @property
+    def bounds(self) -> np.ndarray:
+        if self._bounds is None:
+            self._arrays()
+        return self._bounds  # type: ignore[return-value]
+
+    @property
+    def indices(self) -> np.ndarray:
+        if self._indices is None:
+            self._arrays()
+        return self._indices  # type: ignore[return-value]
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(codes, bounds, indices) in one call (whole-group code reads them for thousands of sets)."""
+        if self._codes is None:
+            self._arrays()
+        return self._codes, self._bounds, self._indices  # type: ignore[return-value]
+
+    def lists(self) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+        """(topic codes, run bounds from 0, indices) as plain tuples, for plain-Python code on small sets."""
+        if self._lists is None:
+            b = self._bounds.tolist()  # type: ignore[union-attr]
+            self._lists = (tuple(self._codes.tolist()), tuple(x - b[0] for x in b),  # type: ignore[union-attr]
+                           tuple(self._indices.tolist()))  # type: ignore[union-attr]
+        return self._lists
 
     @classmethod
     def from_rows(cls, table: TopicTable, topic_codes: np.ndarray, indices: np.ndarray, *,
@@ -104,8 +156,11 @@ class PartitionSet(Mapping[str, np.ndarray]):
     def _position(self, topic: str) -> int:
         code = self.table.code.get(topic)
         if code is not None:
-            pos = int(np.searchsorted(self.codes, code))
-            if pos < len(self.codes) and self.codes[pos] == code:
+            if self._lists is not None:
+                codes = self._lists[0]
+                return codes.index(code) if code in codes else -1
+            pos = int(np.searchsorted(self._codes, code))
+            if pos < len(self._codes) and self._codes[pos] == code:  # type: ignore[arg-type]
                 return pos
         return -1
 
@@ -120,18 +175,14 @@ class PartitionSet(Mapping[str, np.ndarray]):
 
     def __iter__(self) -> Iterator[str]:
         names = self.table.names
-        return (names[c] for c in self.codes.tolist())
+        return (names[c] for c in (self._lists[0] if self._lists is not None else self._codes.tolist()))
 
     def __len__(self) -> int:
-        return len(self.codes)
+        return len(self._lists[0] if self._lists is not None else self._codes)  # type: ignore[arg-type]
 
     def items(self) -> Iterator[tuple[str, np.ndarray]]:  # type: ignore[override]
         names, b, idx = self.table.names, self.bounds.tolist(), self.indices
         return ((names[c], idx[b[i]:b[i + 1]]) for i, c in enumerate(self.codes.tolist()))
-
-    @property
-    def count(self) -> int:
-        return len(self.indices)
 
     def rows(self) -> tuple[np.ndarray, np.ndarray]:
         """(topic code per partition in `table`, index per partition), in storage order."""
@@ -140,6 +191,10 @@ class PartitionSet(Mapping[str, np.ndarray]):
     def sorted(self) -> PartitionSet:
         if self.is_sorted:
             return self
+        if self.count <= SMALL_ROWS:
+            codes, bounds, indices = self.lists()
+            flat = tuple(i for k in range(len(codes)) for i in sorted(indices[bounds[k]:bounds[k + 1]]))
+            return PartitionSet.of_lists(self.table, codes, bounds, flat, True)
         return PartitionSet.from_rows(self.table, *self.rows(), sort=True)
 
     def __repr__(self) -> str:
@@ -148,7 +203,7 @@ class PartitionSet(Mapping[str, np.ndarray]):
 
 Partitions: TypeAlias = Mapping[str, np.ndarray]  # a PartitionSet wherever the model builds one
 
-EMPTY = PartitionSet(TopicTable(()), np.zeros(0, np.int64), np.zeros(1, np.int64), index_array([]), True)
+EMPTY = PartitionSet.of_lists(TopicTable(()), (), (0,), (), True)
 
 
 def partitions_of(
@@ -167,6 +222,9 @@ def partitions_of(
         for topic, index in spec:
             grouped.setdefault(topic, []).append(index)
         spec = grouped
+    small = _small_partitions(spec, sort)
+    if small is not None:
+        return small
     arrays = {str(t): np.asarray(v if isinstance(v, np.ndarray) else list(v), dtype=np.int32).reshape(-1)
               for t, v in spec.items()}
     arrays = {t: a for t, a in arrays.items() if len(a)}
@@ -180,40 +238,80 @@ def partitions_of(
     return PartitionSet._grouped(table, codes, indices, False)
 
 
+def _small_partitions(spec: Mapping[str, Iterable[int]], sort: bool) -> PartitionSet | None:
+    """`partitions_of` in plain Python for up to `SMALL_ROWS` plain ints in int32 range given as lists, tuples,
+    ranges or 1-d integer arrays; None for anything else (the numpy path then converts, or raises, as always)."""
+    groups: dict[str, list[int] | tuple[int, ...] | range] = {}
+    total = 0
+    for t, v in spec.items():
+        if isinstance(v, np.ndarray):
+            if v.ndim != 1 or v.dtype.kind not in "iu" or len(v) > SMALL_ROWS:
+                return None
+            v = v.tolist()
+        elif not isinstance(v, list | tuple | range):
+            return None
+        total += len(v)
+        if total > SMALL_ROWS:
+            return None
+        groups[str(t)] = v
+    names = sorted(t for t, v in groups.items() if len(v))
+    if not names:
+        return EMPTY
+    bounds, flat, is_sorted = [0], [], True
+    for t in names:
+        values = groups[t]
+        for x in values:
+            if type(x) is not int or not INT32_MIN <= x <= INT32_MAX:
+                return None
+        if sort:
+            values = sorted(values)
+        elif is_sorted:
+            is_sorted = all(a <= b for a, b in zip(values, values[1:]))
+        flat.extend(values)
+        bounds.append(len(flat))
+    return PartitionSet.of_lists(TopicTable.of(tuple(names)), tuple(range(len(names))), tuple(bounds), tuple(flat),
+                                 is_sorted)
+
+
 # Below this many rows, plain Python beats numpy's per-call overhead (measured: 4 members x 10 rows,
 # 12 us against 60 us); the fuzzer's problems are mostly this small.
 SMALL_ROWS = 64
 
 
-def sets_by_member(members: int, member_row: np.ndarray, table: TopicTable, topic_row: np.ndarray,
-                   index_row: np.ndarray) -> list[PartitionSet]:
+def sets_by_member(members: int, member_row: Sequence[int] | np.ndarray, table: TopicTable,
+                   topic_row: Sequence[int] | np.ndarray, index_row: Sequence[int] | np.ndarray) -> list[PartitionSet]:
     """Group rows (member position, topic code, index) into one sorted `PartitionSet` per member;
-    rows of a member position outside [0, members) are dropped."""
+    rows of a member position outside [0, members) are dropped. Plain int lists (a small path's rows) or
+    arrays."""
     if len(member_row) <= SMALL_ROWS:
         return _sets_small(members, member_row, table, topic_row, index_row)
     return _sets_vectorized(members, member_row, table, topic_row, index_row)
 
 
-def _sets_small(members: int, member_row: np.ndarray, table: TopicTable, topic_row: np.ndarray,
-                index_row: np.ndarray) -> list[PartitionSet]:
-    rows = sorted(zip(np.asarray(member_row).tolist(), np.asarray(topic_row).tolist(),
-                      np.asarray(index_row).tolist()))
+def _plain(values: Sequence[int] | np.ndarray) -> Sequence[int]:
+    return values.tolist() if isinstance(values, np.ndarray) else values
+
+
+def _sets_small(members: int, member_row: Sequence[int] | np.ndarray, table: TopicTable,
+                topic_row: Sequence[int] | np.ndarray, index_row: Sequence[int] | np.ndarray) -> list[PartitionSet]:
+    by_member: dict[int, dict[int, list[int]]] = {}
+    for m, t, i in zip(_plain(member_row), _plain(topic_row), _plain(index_row)):
+        if 0 <= m < members:
+            runs = by_member.get(m)
+            if runs is None:
+                by_member[m] = {t: [i]}
+            elif t in runs:
+                runs[t].append(i)
+            else:
+                runs[t] = [i]
     out = [EMPTY] * members
-    i, n = 0, len(rows)
-    while i < n:
-        member, j = rows[i][0], i
-        codes: list[int] = []
-        bounds: list[int] = []
-        while j < n and rows[j][0] == member:
-            if not codes or codes[-1] != rows[j][1]:
-                codes.append(rows[j][1])
-                bounds.append(j - i)
-            j += 1
-        if 0 <= member < members:
-            bounds.append(j - i)
-            out[member] = PartitionSet(table, read_only(codes, np.int64), read_only(bounds, np.int64),
-                                       read_only([r[2] for r in rows[i:j]]), True)
-        i = j
+    for m, runs in by_member.items():
+        codes = sorted(runs)
+        bounds, flat = [0], []
+        for c in codes:
+            flat += sorted(runs[c])
+            bounds.append(len(flat))
+        out[m] = PartitionSet.of_lists(table, tuple(codes), tuple(bounds), tuple(flat), True)
     return out
 
 
@@ -269,9 +367,16 @@ def count_of(parts: Partitions) -> int:
 
 def partitions_equal(a: Partitions, b: Partitions) -> bool:
     """Equality as multisets (order inside a topic does not matter, repeats do)."""
+    if a is b:
+        return True
     a, b = partitions_of(a, sort=True), partitions_of(b, sort=True)
     if a.count != b.count:
         return False
+    if a.count <= SMALL_ROWS:
+        (ac, ab, ai), (bc, bb, bi) = a.lists(), b.lists()
+        if ai != bi or ab != bb:
+            return False
+        return ac == bc if a.table is b.table else [a.table.names[c] for c in ac] == [b.table.names[c] for c in bc]
     if a.table is b.table or a.table.names == b.table.names:  # two outputs of one assignor: compare bytes
         return (a.codes.tobytes() == b.codes.tobytes() and a.indices.tobytes() == b.indices.tobytes()
                 and (a.bounds - a.bounds[0]).tobytes() == (b.bounds - b.bounds[0]).tobytes())
@@ -348,7 +453,8 @@ class Problem:
     _derived: dict[str, object] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def derived(self, key: str, compute: Callable[[Problem], T]) -> T:
-        """`compute(self)`, computed once per problem; `compute` must return a value nobody mutates."""
+        """`compute(self)`, computed once per problem; `compute` must return a value nobody mutates and must not
+        depend on the protocol (`with_protocol` shares the cache)."""
         if key not in self._derived:
             self._derived[key] = compute(self)
         return self._derived[key]  # type: ignore[return-value]
@@ -392,6 +498,15 @@ class Problem:
 
         return replace(self, **changes)
 
+    def with_protocol(self, protocol: Protocol) -> Problem:
+        """The same group under another protocol, sharing the derived data (none of it depends on the protocol:
+        valid ownership, views, oracle optima are the group's)."""
+        if protocol == self.protocol:
+            return self
+        out = self.replace(protocol=protocol)
+        object.__setattr__(out, "_derived", self._derived)
+        return out
+
 
 @dataclass(frozen=True)
 class Assignment:
@@ -411,12 +526,52 @@ class Assignment:
         return cls({m: partitions_of(p) for m, p in spec.items()})
 
     @classmethod
-    def from_rows(cls, member_ids: Sequence[str], member_row: np.ndarray, table: TopicTable,
-                  topic_row: np.ndarray, index_row: np.ndarray) -> Assignment:
-        """The fast constructor: one row per assigned partition (member position, topic code, index)."""
+    def from_rows(cls, member_ids: Sequence[str], member_row: Sequence[int] | np.ndarray, table: TopicTable,
+                  topic_row: Sequence[int] | np.ndarray, index_row: Sequence[int] | np.ndarray) -> Assignment:
+        """The fast constructor: one row per assigned partition (member position, topic code, index), as arrays
+        or (small paths) plain int lists."""
         sets = sets_by_member(len(member_ids), member_row, table, topic_row, index_row)
         out = object.__new__(cls)  # the sets are canonical already: skip __post_init__'s re-sorting
         object.__setattr__(out, "by_member", MappingProxyType(dict(zip(map(str, member_ids), sets))))
+        return out
+
+    @classmethod
+    def from_gids(cls, member_ids: Sequence[str], owners: Sequence[int], gids: Sequence[int], table: TopicTable,
+                  offsets: Sequence[int]) -> Assignment:
+        """A small output from plain lists of (member position, global id), where topic k of `table` holds the ids
+        offsets[k] .. offsets[k + 1] - 1: each member's ids sorted once make its set, with no grouping pass."""
+        per: list[list[int]] = [[] for _ in member_ids]
+        for m, g in zip(owners, gids):
+            per[m].append(g)
+        sets = []
+        for mine in per:
+            if not mine:
+                sets.append(EMPTY)
+                continue
+            mine.sort()
+            codes: list[int] = []
+            bounds: list[int] = []
+            flat: list[int] = []
+            k, end = -1, -1
+            for g in mine:
+                if g >= end:
+                    k = bisect_right(offsets, g) - 1
+                    end = offsets[k + 1]
+                    codes.append(k)
+                    bounds.append(len(flat))
+                flat.append(g - offsets[k])
+            bounds.append(len(flat))
+            sets.append(PartitionSet.of_lists(table, tuple(codes), tuple(bounds), tuple(flat), True))
+        out = object.__new__(cls)
+        object.__setattr__(out, "by_member", MappingProxyType(dict(zip(map(str, member_ids), sets))))
+        return out
+
+    @classmethod
+    def of_sets(cls, by_member: Mapping[str, PartitionSet]) -> Assignment:
+        """From sets that are sorted already (`PartitionSet.is_sorted`), without re-canonicalizing them."""
+        assert all(p.is_sorted for p in by_member.values())
+        out = object.__new__(cls)
+        object.__setattr__(out, "by_member", MappingProxyType(dict(by_member)))
         return out
 
     def get(self, member_id: str) -> Partitions:

@@ -25,9 +25,11 @@ from ortools.graph.python import max_flow, min_cost_flow
 
 from .errors import InputError
 from .model import Assignment, Problem
-from .ownership import valid_owned
+from .oracle_small import balanced_counts, figures
+from .ownership import valid_claims, valid_owned
 from .partition_rows import layout, valid_rows
 from .racks import rack_aware, rack_layout
+from .small_views import is_small
 
 MAX_RETAINED_BALANCES = ("none", "perfect", "optimal")
 
@@ -233,28 +235,48 @@ def _solve(net: _Network, *, balance: str) -> _Flow | None:
 SMALL_PARTITIONS = 64
 
 
-_EMPTY = "empty"  # a cached answer for a group with no members (None means infeasible)
+@dataclass(frozen=True)
+class _Figures:
+    """What the oracle answers from one optimal flow."""
+
+    sum_squares: int | None  # only under "optimal" balance
+    mismatched: int
+    retained: int
 
 
-def _flow(problem: Problem, balance: str, racks: bool) -> _Flow | str | None:
-    """The most retaining flow under `balance` (and, with `racks` on a rack-aware problem, the fewest
-    mismatches first), once per problem and question: one solve answers `optimal_sum_squares`,
-    `max_retained` and `min_mismatches` alike. `_EMPTY` for a group without members or partitions to place,
-    None when infeasible."""
+_EMPTY = _Figures(0, 0, 0)  # a group without members
+
+
+def _flow(problem: Problem, balance: str, racks: bool) -> _Figures | None:
+    """The optimum under `balance` (and, with `racks` on a rack-aware problem, the fewest mismatches first, then the
+    most retained), once per problem and question: one solve answers `optimal_sum_squares`, `max_retained` and
+    `min_mismatches` alike. None when infeasible. Small problems build the network in plain Python
+    (`spec.oracle_small`)."""
     racks = racks and rack_aware(problem)
 
-    def solve(p: Problem) -> _Flow | str | None:
-        net = _network(p, racks)
-        return _solve(net, balance=balance) if net.members else _EMPTY
+    def solve(p: Problem) -> _Figures | None:
+        if not p.members:
+            return _EMPTY
+        if is_small(p):
+            small = figures(p, balance, racks)
+            return None if small is None else _Figures(*small)
+        result = _solve(_network(p, racks), balance=balance)
+        if result is None:
+            return None
+        squares = int((result.counts**2).sum()) if balance == "optimal" else None
+        return _Figures(squares, result.mismatched, int(result.retained.sum()))
 
     return problem.derived(f"oracle_flow:{balance}:{racks}", solve)
 
 
 def optimal_sum_squares(problem: Problem) -> int:
-    """The minimum Σ count² over complete assignments (H1-H5, eager) of `problem`."""
+    """The minimum Σ count² over complete assignments (H1-H5, eager) of `problem` (small problems: by exchanges,
+    `spec.oracle_small.balanced_counts`)."""
+    if is_small(problem):
+        return sum(c * c for c in balanced_counts(problem))
     result = _flow(problem, "optimal", False)
-    assert result is not None  # every subscribed partition has a subscriber, so always feasible
-    return 0 if isinstance(result, str) else int((result.counts**2).sum())
+    assert result is not None and result.sum_squares is not None  # every subscribed partition has a subscriber
+    return result.sum_squares
 
 
 def max_retained(problem: Problem, balance: str = "optimal", racks: bool = False) -> int | None:
@@ -268,9 +290,9 @@ def max_retained(problem: Problem, balance: str = "optimal", racks: bool = False
     if balance not in MAX_RETAINED_BALANCES:
         raise InputError("balance", f"must be one of {', '.join(MAX_RETAINED_BALANCES)}, got {balance!r}")
     if balance == "none" and not (racks and rack_aware(problem)):
-        return int(_network(problem).pair_owned.sum())
+        return len(valid_claims(problem).member)  # valid claims are of subscribed topics, disjoint
     result = _flow(problem, balance, racks)
-    return 0 if isinstance(result, str) else None if result is None else int(result.retained.sum())
+    return None if result is None else result.retained
 
 
 def min_mismatches(problem: Problem, balance: str = "optimal") -> int | None:
@@ -281,7 +303,7 @@ def min_mismatches(problem: Problem, balance: str = "optimal") -> int | None:
     if not rack_aware(problem):
         return 0
     result = _flow(problem, balance, True)
-    return 0 if isinstance(result, str) else None if result is None else result.mismatched
+    return None if result is None else result.mismatched
 
 
 def optimal_assignment(problem: Problem) -> Assignment:

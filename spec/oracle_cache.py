@@ -51,3 +51,15 @@ def min_mismatches(problem: Problem, balance: str) -> int | None:
 
         memo[key] = compute(problem, balance)
     return memo[key]
+
+
+def settle_max_retained(problem: Problem, balance: str, racks: bool, value: int) -> None:
+    """Record `max_retained(problem, balance, racks)` proved without the oracle (a feasible assignment that
+    reaches an upper bound: `spec.small_checks.certify_max_retained`)."""
+    _memo(problem)[("max_retained", f"{balance}{'+racks' if racks else ''}")] = value
+
+
+def settle_min_mismatches(problem: Problem, balance: str, value: int) -> None:
+    """Record `min_mismatches(problem, balance)` proved without the oracle (an output meeting the balance with no
+    mismatch)."""
+    _memo(problem)[("min_mismatches", balance)] = value

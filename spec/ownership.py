@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from .model import SMALL_ROWS, Partitions, PartitionSet, Problem, TopicTable, partitions_of, read_only, sets_by_member
+from .model import SMALL_ROWS, Partitions, PartitionSet, Problem, TopicTable, read_only, sets_by_member
 
 
 def _run_lengths(bounds: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -20,49 +18,63 @@ def _run_lengths(bounds: np.ndarray, ends: np.ndarray) -> np.ndarray:
 
 def _claim_rows(problem: Problem, table: TopicTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Rules 1-2, all members at once: (member position, global partition id, topic code) per claim
-    of an existing partition of a topic the member still subscribes to. Repeats are still in."""
-    owned = [partitions_of(m.owned) for m in problem.members]
-    if not any(o.count for o in owned):
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty, empty
+    of an existing partition of a topic the member still subscribes to. Repeats are still in. One pass over
+    the members gathers their arrays (a group of thousands pays a few attribute reads per member, no more)."""
     unknown = len(table.names)  # one extra code for topics absent from the metadata
     # Claims built together share a topic table (a fed-back assignment): translate each table once.
     tables: dict[int, int] = {}
     remaps: list[np.ndarray] = []
-    for o in owned:
-        if id(o.table) not in tables:
-            tables[id(o.table)] = sum(len(r) for r in remaps)
+    subs: dict[frozenset[str], int] = {}
+    codes, bounds, indices, base, position, runs_of, count_of, sub_of = [], [], [], [], [], [], [], []
+    total_remap = 0
+    for k, m in enumerate(problem.members):
+        o = m.owned
+        if not o.count:
+            continue
+        c, b, i = o.arrays()
+        at = tables.get(id(o.table))
+        if at is None:
+            at = tables[id(o.table)] = total_remap
             remaps.append(np.array([table.code.get(n, unknown) for n in o.table.names], dtype=np.int64))
-    remap = np.concatenate(remaps) if remaps else np.zeros(0, dtype=np.int64)
+            total_remap += len(o.table.names)
+        codes.append(c)
+        bounds.append(b)
+        indices.append(i)
+        base.append(at)
+        position.append(k)
+        runs_of.append(len(c))
+        count_of.append(o.count)
+        sub_of.append(subs.setdefault(m.subscription, len(subs)))
+    if not position:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    remap = np.concatenate(remaps)
     # One row per claim: its member, its topic (global code) and its index.
-    bounds = np.concatenate([o.bounds for o in owned])  # each member's run bounds, back to back
-    ends = np.cumsum([len(o.bounds) for o in owned])
-    runs = _run_lengths(bounds, ends)
-    run_codes = np.concatenate([o.codes for o in owned]) + np.repeat(
-        np.array([tables[id(o.table)] for o in owned], dtype=np.int64), [len(o.codes) for o in owned])
+    runs = _run_lengths(np.concatenate(bounds), np.cumsum(np.array(runs_of) + 1))
+    run_codes = np.concatenate(codes) + np.repeat(np.array(base, dtype=np.int64), runs_of)
     topic = np.repeat(remap[run_codes], runs)
-    who = np.repeat(np.arange(len(owned), dtype=np.int64), [o.count for o in owned])
-    index = np.concatenate([o.indices for o in owned]).astype(np.int64)
+    who = np.repeat(np.array(position, dtype=np.int64), count_of)
+    index = np.concatenate(indices).astype(np.int64)
     sizes = np.array([problem.topics[t] for t in table.names] + [0], dtype=np.int64)
-    ok = _subscribed_runs(problem, table, owned, remap[run_codes])[np.repeat(np.arange(len(runs)), runs)]
+    run_member = np.repeat(np.array(position, dtype=np.int64), runs_of)
+    run_sub = np.repeat(np.array(sub_of, dtype=np.int64), runs_of)
+    ok = _subscribed_runs(problem, table, subs, run_sub, run_member, remap[run_codes])[
+        np.repeat(np.arange(len(runs)), runs)]
     ok &= (index >= 0) & (index < sizes[topic])  # rule 2, rule 1
     offsets = np.concatenate(([0], np.cumsum(sizes)))
     return who[ok], offsets[topic[ok]] + index[ok], topic[ok]
 
 
-def _subscribed_runs(problem: Problem, table: TopicTable, owned: list[PartitionSet], run_topic: np.ndarray
-                     ) -> np.ndarray:
+def _subscribed_runs(problem: Problem, table: TopicTable, subs: dict[frozenset[str], int], run_sub: np.ndarray,
+                     run_member: np.ndarray, run_topic: np.ndarray) -> np.ndarray:
     """Rule 2 per claimed (member, topic) run: does the member still subscribe to the run's topic? A table of
     distinct subscriptions x topics when that is smaller (equal subscriptions: one row), else one set lookup
     per run (members with distinct subscriptions each claiming few topics)."""
-    subs: dict[frozenset[str], int] = {}
-    sub_of = np.array([subs.setdefault(m.subscription, len(subs)) for m in problem.members], dtype=np.int64)
-    run_member = np.repeat(np.arange(len(owned), dtype=np.int64), [len(o.codes) for o in owned])
     if sum(map(len, subs)) <= len(run_topic):
         subscribed = np.zeros((len(subs), len(table.names) + 1), dtype=bool)
         for sub, row in subs.items():
             subscribed[row, [table.code[t] for t in sub if t in table.code]] = True
-        return subscribed[sub_of[run_member], run_topic]
+        return subscribed[run_sub, run_topic]
     names = table.names + ("",)  # the extra code: a topic absent from the metadata (never subscribed here)
     members = problem.members
     known = len(table.names)
@@ -70,16 +82,50 @@ def _subscribed_runs(problem: Problem, table: TopicTable, owned: list[PartitionS
                         for t, m in zip(run_topic.tolist(), run_member.tolist())), dtype=bool, count=len(run_topic))
 
 
-@dataclass(frozen=True)
 class ValidClaims:
     """`valid_owned` as flat rows, sorted by (member position, topic code, index), for vectorized
     consumers: row i says member `member[i]` (its position in `problem.members`) validly owns
-    partition `index[i]` of topic `table.names[topic[i]]`."""
+    partition `index[i]` of topic `table.names[topic[i]]`. Built from arrays, or (small groups) from plain rows
+    whose arrays are made on first use. Read-only."""
 
-    table: TopicTable
-    member: np.ndarray
-    topic: np.ndarray
-    index: np.ndarray
+    __slots__ = ("table", "_member", "_topic", "_index", "_rows")
+
+    def __init__(self, table: TopicTable, member: np.ndarray | None = None, topic: np.ndarray | None = None,
+                 index: np.ndarray | None = None, rows: list[tuple[int, int, int]] | None = None) -> None:
+        self.table, self._member, self._topic, self._index, self._rows = table, member, topic, index, rows
+
+    def _arrays(self) -> None:
+        rows = self._rows or []
+        self._member = read_only([r[0] for r in rows], np.int64)
+        self._topic = read_only([r[1] for r in rows], np.int64)
+        self._index = read_only([r[2] for r in rows])
+
+    @property
+    def member(self) -> np.ndarray:
+        if self._member is None:
+            self._arrays()
+        return self._member  # type: ignore[return-value]
+
+    @property
+    def topic(self) -> np.ndarray:
+        if self._topic is None:
+            self._arrays()
+        return self._topic  # type: ignore[return-value]
+
+    @property
+    def index(self) -> np.ndarray:
+        if self._index is None:
+            self._arrays()
+        return self._index  # type: ignore[return-value]
+
+    def __len__(self) -> int:
+        return len(self._rows) if self._rows is not None else len(self._member)  # type: ignore[arg-type]
+
+    def rows(self) -> list[tuple[int, int, int]]:
+        """(member, topic code, index) per row, as plain ints (for the small paths; do not mutate)."""
+        if self._rows is None:
+            self._rows = list(zip(self.member.tolist(), self.topic.tolist(), self.index.tolist()))
+        return self._rows
 
 
 def valid_claims(problem: Problem) -> ValidClaims:
@@ -104,20 +150,21 @@ def _valid_claims_small(problem: Problem) -> ValidClaims:
         if not m.owned.count:
             continue
         mine = set()
-        for topic, indices in m.owned.items():
+        codes, bounds, indices = m.owned.lists()
+        names = m.owned.table.names
+        for k, c in enumerate(codes):
+            topic = names[c]
             code, size = table.code.get(topic), problem.topics.get(topic, 0)
             if code is None or topic not in m.subscription:  # rule 2
                 continue
-            mine.update((code, i) for i in indices.tolist() if 0 <= i < size)  # rule 1; rule 3 by the set
+            mine.update((code, i) for i in indices[bounds[k]:bounds[k + 1]] if 0 <= i < size)  # rule 1; rule 3
         for key in mine:
             held = best.get(key)
             if held is None or m.generation > held[0]:
                 best[key] = (m.generation, who, False)
             elif m.generation == held[0]:
                 best[key] = (held[0], held[1], True)  # rule 4: a tie at the top means nobody
-    rows = sorted((who, code, i) for (code, i), (_, who, tied) in best.items() if not tied)
-    return ValidClaims(table, read_only([r[0] for r in rows], np.int64), read_only([r[1] for r in rows], np.int64),
-                       read_only([r[2] for r in rows]))
+    return ValidClaims(table, rows=sorted((who, code, i) for (code, i), (_, who, tied) in best.items() if not tied))
 
 
 def _valid_claims_vectorized(problem: Problem) -> ValidClaims:
@@ -146,6 +193,10 @@ def _valid_claims_vectorized(problem: Problem) -> ValidClaims:
 
 def _valid_sets(problem: Problem) -> list[PartitionSet]:
     v = valid_claims(problem)
+    if len(v) <= SMALL_ROWS:
+        rows = v.rows()
+        return sets_by_member(len(problem.members), [r[0] for r in rows], v.table, [r[1] for r in rows],
+                              [r[2] for r in rows])
     return sets_by_member(len(problem.members), v.member, v.table, v.topic, v.index)
 
 

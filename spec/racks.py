@@ -25,6 +25,7 @@ import numpy as np
 from .model import Assignment, Problem
 from .oracle_cache import min_mismatches
 from .partition_rows import assigned_rows, layout
+from .small_views import is_small
 from .violations import Violation
 
 
@@ -59,6 +60,8 @@ def rack_layout(problem: Problem) -> RackLayout:
 
 
 def _rack_layout(problem: Problem) -> RackLayout:
+    if is_small(problem):
+        return _rack_layout_small(problem)
     lay = layout(problem)
     racks = sorted({r for m in problem.members if (r := member_rack(m.rack)) is not None})
     rack_code = {r: i for i, r in enumerate(racks)}
@@ -83,11 +86,56 @@ def _rack_layout(problem: Problem) -> RackLayout:
     return RackLayout(aware, per_partition, member, match, ordered)
 
 
+def _rack_layout_small(problem: Problem) -> RackLayout:
+    """`_rack_layout` in plain Python (the same ids, in the same order), for small problems."""
+    racks = sorted({r for m in problem.members if (r := member_rack(m.rack)) is not None})
+    rack_code = {r: i for i, r in enumerate(racks)}
+    known = problem.partition_racks or {}
+    wanted = set().union(*(m.subscription for m in problem.members)) if problem.members else set()
+    sets: dict[frozenset[str], int] = {frozenset(): 0}
+    per_partition: list[int] = []
+    used: set[int] = set()
+    for topic in sorted(problem.topics):
+        size = problem.topics[topic]
+        given = known.get(topic)
+        ids = [sets.setdefault(frozenset(r), len(sets)) for r in given[:size]] if given is not None and size else []
+        ids += [0] * (size - len(ids))
+        per_partition += ids
+        if topic in wanted:
+            used.update(ids)
+    ordered = tuple(sorted(sets, key=sets.__getitem__))
+    match = np.array([[r in s for r in racks] for s in ordered], dtype=bool).reshape(len(ordered), len(racks))
+    member = np.array([rack_code[r] if (r := member_rack(m.rack)) else -1 for m in problem.members], dtype=np.int64)
+    all_racks = frozenset().union(*(ordered[i] for i in used))
+    aware = (bool(racks) and not all_racks.isdisjoint(racks) and bool(used)
+             and not all(ordered[i] == all_racks for i in used))
+    return RackLayout(aware, np.array(per_partition, dtype=np.int64), member, match, ordered)
+
+
 def rack_aware(problem: Problem) -> bool:
     """Does KIP-881's rack-aware assignment apply to this problem (module docstring)?"""
     if problem.partition_racks is None or not any(m.rack for m in problem.members):
         return False  # the common case, without building the layout
+    if is_small(problem):
+        return problem.derived("rack_aware", _aware_small)
     return rack_layout(problem).aware
+
+
+def _aware_small(problem: Problem) -> bool:
+    """`RackLayout.aware` without the layout: member racks meet the subscribed partitions' racks, and not every
+    subscribed partition has the same rack set (a partition of a topic without rack information has none)."""
+    racks = {r for m in problem.members if (r := member_rack(m.rack)) is not None}
+    known = problem.partition_racks or {}
+    wanted = set().union(*(m.subscription for m in problem.members))
+    used: set[frozenset[str]] = set()
+    for topic, size in problem.topics.items():
+        if topic in wanted and size:
+            given = known.get(topic) or ()
+            used.update(given[:size])
+            if len(given) < size:
+                used.add(frozenset())
+    all_racks = frozenset().union(*used)
+    return bool(racks) and not all_racks.isdisjoint(racks) and bool(used) and any(s != all_racks for s in used)
 
 
 def mismatches(problem: Problem, assignment: Assignment) -> int:

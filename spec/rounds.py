@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .model import Assignment, Member, Problem
+from .model import SMALL_ROWS, Assignment, Member, Partitions, PartitionSet, Problem, iter_pairs
 
 
 def next_generation(problem: Problem) -> int:
@@ -29,6 +29,9 @@ def next_round(problem: Problem, assignment: Assignment) -> Problem:
 
 def unassigned(problem: Problem, assignment: Assignment) -> list[tuple[str, int]]:
     """Partitions of subscribed topics that nobody got (withheld, in a cooperative round)."""
+    if sum(problem.topics.values()) <= SMALL_ROWS:  # plain sets beat a numpy call per topic
+        got = {(t, i) for p in assignment.by_member.values() for t, i in _pairs(p)}
+        return [(t, i) for t in problem.subscribed_topics() for i in range(problem.topics[t]) if (t, i) not in got]
     missing = []
     for topic in problem.subscribed_topics():
         n = problem.topics[topic]
@@ -39,6 +42,14 @@ def unassigned(problem: Problem, assignment: Assignment) -> list[tuple[str, int]
                 seen[arr[(arr >= 0) & (arr < n)]] = True
         missing.extend((topic, int(i)) for i in np.flatnonzero(~seen))
     return missing
+
+
+def _pairs(parts: Partitions) -> list[tuple[str, int]]:
+    if isinstance(parts, PartitionSet) and parts.count <= SMALL_ROWS:
+        codes, bounds, indices = parts.lists()
+        names = parts.table.names
+        return [(names[c], i) for k, c in enumerate(codes) for i in indices[bounds[k]:bounds[k + 1]]]
+    return list(iter_pairs(parts))
 
 
 def run_rounds(

@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assigncheck.spec import model
-from assigncheck.spec.model import PartitionSet, TopicTable, partitions_equal, partitions_of
+from assigncheck.spec.model import Assignment, PartitionSet, TopicTable, partitions_equal, partitions_of
 
 rows = st.integers(0, 5).flatmap(lambda members: st.tuples(
     st.just(members),
@@ -56,3 +56,18 @@ def test_partitions_equal_on_a_shared_table_is_multiset_equality(a, b):
     expected = sorted(a) == sorted(b)
     assert partitions_equal(build(a), build(b)) == expected
     assert partitions_equal(partitions_of(a), partitions_of(b)) == expected  # tables built separately
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 4), min_size=1, max_size=5), st.data())
+def test_from_gids_agrees_with_from_rows(sizes, data):
+    """Topics of 0-4 partitions (empty ones too), gids dealt to 3 members in any order, repeats included."""
+    table = TopicTable.of(tuple(f"t{k}" for k in range(len(sizes))))
+    offsets = [0]
+    for n in sizes:
+        offsets.append(offsets[-1] + n)
+    gids = data.draw(st.lists(st.integers(0, offsets[-1] - 1), max_size=12)) if offsets[-1] else []
+    owners = [data.draw(st.integers(0, 2)) for _ in gids]
+    topic = [max(k for k in range(len(sizes)) if offsets[k] <= g and sizes[k]) for g in gids]
+    rows = Assignment.from_rows(["a", "b", "c"], owners, table, topic, [g - offsets[k] for g, k in zip(gids, topic)])
+    assert Assignment.from_gids(["a", "b", "c"], owners, gids, table, offsets) == rows

@@ -1,0 +1,90 @@
+"""The built-in assignors' plain-Python paths for small problems against their vectorized ones: equal outputs on
+hypothesis' problems (junk claims, racks, static members, fed-back rounds), and equal flows on random networks."""
+
+from unittest import mock
+
+import numpy as np
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from assigncheck.impl import constrained_small, cooperative, flow, flow_small, registry, sticky_small
+from assigncheck.impl import lag as lag_impl
+from assigncheck.impl import range as range_impl
+from assigncheck.impl import roundrobin as roundrobin_impl
+from assigncheck.impl.constrained import ConstrainedLayout, ConstrainedStickyAssignor
+from assigncheck.impl.constrained4 import FourPhaseConstrainedAssignor
+from assigncheck.impl.sticky import assign_general_sticky
+from assigncheck.spec.rounds import next_round
+from assigncheck.spec.strategies import problems, sticky_rounds
+
+any_problem = st.one_of(problems(racks=None, min_partitions_per_topic=0), sticky_rounds(),
+                        problems(racks=True, co_partitioned=True))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(problems(equal_subscriptions=True, racks=None, min_partitions_per_topic=0),
+                 sticky_rounds(equal_subscriptions=True)))
+def test_constrained_small_paths_agree(problem):
+    assume(problem.members and problem.subscriptions_equal())  # a change may leave them unequal
+    small = constrained_small.SmallLayout.of(problem)
+    layout = ConstrainedLayout.of(problem)
+    assert constrained_small.place_two_phase(small) == ConstrainedStickyAssignor().place(layout)
+    assert constrained_small.place_four_phase(small) == FourPhaseConstrainedAssignor().place(layout)
+
+
+@settings(max_examples=400, deadline=None)
+@given(any_problem)
+def test_general_sticky_small_path_agrees(problem):
+    out = sticky_small.assign_small(problem)
+    assert out == assign_general_sticky(problem)
+    again = next_round(problem, out)  # settled, unless nothing was assigned
+    assert sticky_small.assign_small(again) == assign_general_sticky(again)
+
+
+@st.composite
+def networks(draw):
+    topics = draw(st.integers(1, 9))
+    members = draw(st.integers(1, 6))
+    sizes = [draw(st.integers(1, 9)) for _ in range(topics)]
+    split = [draw(st.integers(1, 2)) for _ in range(topics)]  # nodes per topic, as rack sets make them
+    node_topic = [t for t in range(topics) for _ in range(split[t])]
+    node_size = [max(1, sizes[t] // split[t]) for t in node_topic]
+    subscribers = [draw(st.frozensets(st.integers(0, members - 1), min_size=1).map(sorted)) for _ in range(topics)]
+    pair_node, pair_member = [], []
+    for node, t in enumerate(node_topic):
+        pair_node += [node] * len(subscribers[t])
+        pair_member += subscribers[t]
+    owned = [draw(st.integers(0, node_size[n])) for n in pair_node]
+    mismatch = [draw(st.booleans()) for _ in pair_node] if draw(st.booleans()) else [False] * len(pair_node)
+    return node_size, pair_node, pair_member, owned, members, mismatch, node_topic
+
+
+@settings(max_examples=400, deadline=None)
+@given(networks())
+def test_small_flow_picks_the_same_optimum(net):
+    sizes, pair_node, pair_member, owned, members, mismatch, node_topic = net
+    arr = [np.array(x, dtype=np.int64) for x in (sizes, pair_node, pair_member, owned)]
+    expected = flow.solve_counts(*arr, members, np.array(mismatch, dtype=bool))
+    keep, new = flow_small._solve_counts(sizes, pair_node, pair_member, owned, members, mismatch, node_topic)
+    assert flow_small.solve_counts(sizes, pair_node, pair_member, owned, members, mismatch, node_topic) == (keep, new)
+    assert (keep, new) == (expected.keep.tolist(), expected.new.tolist())
+    reach = np.bincount(arr[2], weights=arr[0][arr[1]], minlength=members).astype(np.int64)
+    assert flow_small.min_max_count(sizes, pair_node, pair_member, node_topic, members) == \
+        flow._min_max_count(arr[0], arr[1], arr[2], reach)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(sticky_rounds(), problems(racks=None)))
+def test_withhold_small_path_agrees(problem):
+    problem = problem.with_protocol("cooperative")
+    eager = registry.get("sticky").assign(problem)
+    assert cooperative._withhold_small(problem, eager) == cooperative._withhold_rows(problem, eager)
+
+
+@settings(max_examples=300, deadline=None)
+@given(problems(racks=None, lag=None, min_partitions_per_topic=0, min_members=0))
+def test_range_roundrobin_lag_small_paths_agree(problem):
+    for name, module in (("range", range_impl), ("roundrobin", roundrobin_impl), ("lag", lag_impl)):
+        small = registry.get(name).assign(problem)
+        with mock.patch.object(module, "is_small", lambda p: False):
+            assert registry.get(name).assign(problem) == small, name
