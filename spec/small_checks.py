@@ -16,8 +16,8 @@ from .model import Assignment, Problem
 from .oracle_cache import max_retained as oracle_max_retained
 from .oracle_cache import min_mismatches, optimal_sum_squares, settle_max_retained, settle_min_mismatches
 from .oracle_small import balanced_counts
-from .racks import member_rack, rack_aware
 from .partition_rows import last_call_cache
+from .racks import member_rack, rack_aware
 from .small_views import OutputView, ProblemView, output_view, problem_view
 from .violations import Violation
 

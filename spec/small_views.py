@@ -1,10 +1,11 @@
-"""Plain-Python views of a small problem and of one output: the twin of `spec.partition_rows` for the checker's small path.
+"""Plain-Python views of a small problem and of one output: the twin of `spec.partition_rows` for the checker's
+small path.
 
 On a group of a few members and a few dozen partitions every numpy call (5-20 us) costs more than the work it
-does, and a report runs a dozen checks. These views hold the same facts as `spec.partition_rows` (global partition ids in
-(topic, index) order, one row per listed (member, partition), valid and raw claims) as tuples, sets and dicts;
-`spec.small_checks` reads them. `tests/test_small_checks.py` holds every report of the small path equal to the
-vectorized one.
+does, and a report runs a dozen checks. These views hold the same facts as `spec.partition_rows` (global
+partition ids in (topic, index) order, one row per listed (member, partition), valid and raw claims) as tuples,
+sets and dicts; `spec.small_checks` reads them. `tests/test_small_checks.py` holds every report of the small path
+equal to the vectorized one.
 """
 
 from __future__ import annotations

@@ -21,9 +21,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import combinations_with_replacement, permutations
 
-from assigncheck.spec.check import check_assignor
+from assigncheck.spec.check import check_assignor, oracle_balance
 from assigncheck.spec.model import Member, Problem
 from assigncheck.spec.promises import Assignor, Promises
+from assigncheck.spec.racks import rack_aware
 from assigncheck.spec.violations import Violation
 
 from .prove import Bound, topic_vectors
@@ -146,23 +147,28 @@ class ExhaustiveResult:
 
 
 def z3_optima_violations(problem: Problem, quality: dict, promises: Promises) -> list[Violation]:
-    """Hold the output to Z3's optima: retained == max_retained and, for balance "optimal", the sum of
-    squared counts == the optimum; a disagreement between Z3 and the min-cost-flow oracle is a finding too."""
-    from .z3_oracle import max_retained, optimal_sum_squares
-
+    """Hold the output to Z3's optima: retained == max_retained, for balance "optimal" the sum of squared counts
+    == the optimum and, with the `racks` promise on a rack-aware problem, no more mismatches than Z3's fewest
+    (retained then taken among those, as `spec.racks` ranks them); a disagreement between Z3 and the min-cost-flow
+    oracle is a finding too."""
+    from .z3_oracle import max_retained, min_mismatches, optimal_sum_squares
     out = []
     if not quality.get("promises_enforced"):
         return out
-    if promises.stickiness == "max_retained":
-        balance = ("perfect" if problem.subscriptions_equal() else "none") if promises.balance == "perfect" else (
-            promises.balance if promises.balance in ("none", "optimal") else None)
-        if balance is not None:
-            best = max_retained(problem, balance)
-            if best is not None and quality.get("retained") != best:
-                out.append(Violation("stickiness.max_retained",
-                                     f"retained {quality.get('retained')} != Z3 max_retained {best}"))
-            if quality.get("max_retained") is not None and quality["max_retained"] != best:
-                out.append(Violation("oracle", f"min-cost flow max_retained {quality['max_retained']} != Z3 {best}"))
+    balance = oracle_balance(problem, promises)
+    racks = promises.racks and rack_aware(problem)
+    if promises.stickiness == "max_retained" and balance is not None:
+        best = max_retained(problem, balance, racks)
+        if best is not None and quality.get("retained") != best:
+            out.append(Violation("stickiness.max_retained",
+                                 f"retained {quality.get('retained')} != Z3 max_retained {best}"))
+        if quality.get("max_retained") is not None and quality["max_retained"] != best:
+            out.append(Violation("oracle", f"min-cost flow max_retained {quality['max_retained']} != Z3 {best}"))
+    if racks and balance is not None:
+        fewest = min_mismatches(problem, balance)
+        if fewest is not None and quality.get("rack_mismatches", 0) > fewest:
+            out.append(Violation("racks", f"{quality.get('rack_mismatches')} rack mismatches, Z3's fewest under "
+                                          f"{balance} balance is {fewest}"))
     if promises.balance == "optimal":
         best = optimal_sum_squares(problem)
         if quality.get("sum_squares") != best:
@@ -174,15 +180,22 @@ def z3_optima_violations(problem: Problem, quality: dict, promises: Promises) ->
 def exhaust(
     assignor: Assignor, bound: Bound, *, promises: Promises | None = None, protocol: str = "eager",
     seconds: float | None = None, max_findings: int = 20, gone: bool = True, spread: bool = False,
+    racks: bool = False,
 ) -> ExhaustiveResult:
     """Check `assignor` on every problem within `bound` (up to symmetry, with the gone-topic shape unless
-    `gone` is False, in `problems`' `spread` order if asked); stop after `seconds` (then `complete` is
-    False) or `max_findings` violations."""
+    `gone` is False, in `problems`' `spread` order if asked), or with `racks` on every rack-aware one
+    (`verify.exhaustive_racks`); stop after `seconds` (then `complete` is False) or `max_findings` violations."""
     promises = promises or assignor.promises
     result = ExhaustiveResult(getattr(assignor, "name", "target"), bound)
     start = time.perf_counter()
-    for problem in problems(bound, protocol, equal_subscriptions=promises.equal_subscriptions_only, gone=gone,
-                            spread=spread):
+    if racks:
+        from .exhaustive_racks import rack_problems
+
+        source = rack_problems(bound, protocol, equal_subscriptions=promises.equal_subscriptions_only)
+    else:
+        source = problems(bound, protocol, equal_subscriptions=promises.equal_subscriptions_only, gone=gone,
+                          spread=spread)
+    for problem in source:
         if seconds is not None and time.perf_counter() - start > seconds:
             result.complete = False
             break

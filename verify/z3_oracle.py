@@ -69,6 +69,42 @@ def _retained_objective(model: _Model) -> None:
         model.opt.add_soft(model.x[key], 1, "retained")
 
 
+def _mismatched(problem: Problem) -> set[tuple[str, int, str]]:
+    """The (topic, index, member) pairs that would mismatch (`spec.racks`: the member has a rack none of the
+    partition's replicas is on), read from the problem directly, not from `spec.racks`' layout."""
+    known = problem.partition_racks or {}
+    out = set()
+    for m in problem.members:
+        if not m.rack:
+            continue
+        for topic in problem.subscribed_topics():
+            if topic in m.subscription:
+                given = known.get(topic) or ()
+                out.update((topic, i, m.member_id) for i in range(problem.topics[topic])
+                           if i >= len(given) or m.rack not in given[i])
+    return out
+
+
+def _rack_objective(model: _Model, problem: Problem) -> set[tuple[str, int, str]]:
+    """The fewest mismatches, one soft point per pair that does not mismatch."""
+    mismatched = _mismatched(problem) & model.x.keys()
+    for key in sorted(mismatched):
+        model.opt.add_soft(z3.Not(model.x[key]), 1, "racks")
+    return mismatched
+
+
+def _balance_constraint(model: _Model, problem: Problem, balance: str) -> None:
+    if balance == "optimal":
+        _balance_objective(model)
+    elif balance == "perfect" and model.counts:
+        total = sum(problem.topics[t] for t in problem.subscribed_topics())
+        floor, ceil = total // len(model.counts), -(-total // len(model.counts))
+        for terms in model.counts.values():
+            model.opt.add(z3.PbGe(terms, floor) if terms else z3.BoolVal(floor <= 0))
+            if terms:
+                model.opt.add(z3.PbLe(terms, ceil))
+
+
 def _solve(model: _Model) -> z3.ModelRef | None:
     result = model.opt.check()
     if result == z3.unsat:
@@ -100,25 +136,34 @@ def optimal_sum_squares(problem: Problem) -> int:
     return sum(c * c for c in counts.values())
 
 
-def max_retained(problem: Problem, balance: str = "optimal") -> int | None:
-    """As `spec.oracle.max_retained`: balance "none", "perfect" (None if impossible) or "optimal"."""
+def max_retained(problem: Problem, balance: str = "optimal", racks: bool = False) -> int | None:
+    """As `spec.oracle.max_retained`: balance "none", "perfect" (None if impossible) or "optimal"; with `racks`,
+    among the assignments with the fewest rack mismatches under that balance (on any problem: `spec.racks` only
+    asks it of rack-aware ones)."""
+    solved = _rack_optimum(problem, balance, racks)
+    return None if solved is None else solved[1]
+
+
+def min_mismatches(problem: Problem, balance: str = "optimal") -> int | None:
+    """The fewest rack mismatches of a complete assignment under `balance` (None if impossible), by Z3."""
+    solved = _rack_optimum(problem, balance, True)
+    return None if solved is None else solved[0]
+
+
+def _rack_optimum(problem: Problem, balance: str, racks: bool) -> tuple[int, int] | None:
+    """(mismatches, retained) of the optimum: balance first, then (with `racks`) the fewest mismatches, then the
+    most retained, lexicographically."""
     if balance not in ("none", "perfect", "optimal"):
         raise InputError("balance", f"must be one of none, perfect, optimal, got {balance!r}")
     model = _model(problem)
-    if balance == "optimal":
-        _balance_objective(model)
-    elif balance == "perfect" and model.counts:
-        total = sum(problem.topics[t] for t in problem.subscribed_topics())
-        floor, ceil = total // len(model.counts), -(-total // len(model.counts))
-        for terms in model.counts.values():
-            model.opt.add(z3.PbGe(terms, floor) if terms else z3.BoolVal(floor <= 0))
-            if terms:
-                model.opt.add(z3.PbLe(terms, ceil))
+    _balance_constraint(model, problem, balance)
+    mismatched = _rack_objective(model, problem) if racks else set()
     _retained_objective(model)
     solution = _solve(model)
     if solution is None:
         return None
-    return sum(1 for key in _chosen(model, solution) if key in model.owned)
+    chosen = _chosen(model, solution)
+    return sum(1 for key in chosen if key in mismatched), sum(1 for key in chosen if key in model.owned)
 
 
 def lag_spread_optimum(problem: Problem) -> dict[str, int]:

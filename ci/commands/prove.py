@@ -45,6 +45,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="with --exhaustive: the target's promises (default: what it declares)")
     parser.add_argument("--protocol", default="eager", choices=("eager", "cooperative"),
                         help="with --exhaustive: the problems' protocol")
+    parser.add_argument("--racks", action="store_true",
+                        help="with --exhaustive: every rack-aware problem within the bound (two racks; KIP-881) "
+                             "instead, held to Z3's fewest rack mismatches")
     parser.set_defaults(run=run)
 
 
@@ -105,9 +108,11 @@ def _exhaustive(args: argparse.Namespace, bound: object) -> int:
     from assigncheck.verify.exhaustive import exhaust
 
     (target,) = open_targets(refs_from_args(args.exhaustive, args.promises))
-    result = exhaust(target, bound, protocol=args.protocol, seconds=args.seconds)  # type: ignore[arg-type]
+    result = exhaust(target, bound, protocol=args.protocol, seconds=args.seconds,  # type: ignore[arg-type]
+                     racks=args.racks)
     state = "all" if result.complete else "stopped after"
-    print(f"{args.exhaustive}  {bound}: {state} {result.checked} problems, {result.seconds:.2f}s, "
+    kind = " rack-aware" if args.racks else ""
+    print(f"{args.exhaustive}  {bound}: {state} {result.checked}{kind} problems, {result.seconds:.2f}s, "
           f"{len(result.findings)} violations")
     for k, (problem, violation) in enumerate(result.findings):
         record = Record(ref_of(target), violation.invariant, stage="exhaustive", cause=violation.cause,
