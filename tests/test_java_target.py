@@ -257,3 +257,16 @@ def test_the_pytest_plugin_checks_a_java_target_with_its_classpath(cache, tmp_pa
     assert result.exit_code == 0
     with pytest.raises(InputError, match="classpath"):
         check.check(registry.get("range"), classpath="x.jar")
+
+
+def test_our_rack_aware_assignors_mismatch_no_more_than_kafkas(cache):
+    """KIP-881 side by side (benchmarks/bench_racks_kafka.py): where Kafka's output is as balanced as ours, ours
+    leaves no more rack mismatches; range is Kafka's range, racks included."""
+    from benchmarks.bench_racks_kafka import compare
+
+    cases = compare(8)
+    assert all(c.ok for c in cases), [c for c in cases if not c.ok]
+    assert sum(c.comparable and c.kafka > 0 for c in cases) >= 20  # not vacuous: Kafka mismatches somewhere
+    assert sum(c.ours < c.kafka for c in cases) >= 3  # and ours is strictly better somewhere
+    ranged = [c for c in cases if c.pair.startswith("range")]
+    assert ranged and all(c.ours == c.kafka for c in ranged)
