@@ -63,7 +63,12 @@ def per_topic_spreads(problem: Problem, assignment: Assignment) -> list[tuple[st
 
 def per_topic_violations(problem: Problem, assignment: Assignment, invariant: str, why: str) -> list[Violation]:
     """Topics whose subscribers' counts differ by more than 1, as one violation named `invariant`."""
-    skewed = per_topic_spreads(problem, assignment)
+    return skew_violation(per_topic_spreads(problem, assignment), invariant, why)
+
+
+def skew_violation(skewed: list[tuple[str, int, list[str], int, list[str]]], invariant: str, why: str
+                   ) -> list[Violation]:
+    """One violation listing skewed topics (topic, lowest count, its members, highest count, its members)."""
     if not skewed:
         return []
     texts = [f"{t}: {lo} ({', '.join(least)}) to {hi} ({', '.join(most)})" for t, lo, least, hi, most in skewed[:CAP]]

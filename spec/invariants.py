@@ -192,10 +192,14 @@ def cooperative_withhold(problem: Problem, assignment: Assignment, eager: Assign
     if not bad:
         return []
     ids = problem.member_ids
-    shown = [(what, ids[k // total], lay.pair(k % total)) for what, k in bad[:CAP]]
+    return withhold_violation([(what, ids[k // total], lay.pair(k % total)) for what, k in bad[:CAP]], len(bad))
+
+
+def withhold_violation(shown: list[tuple[str, str, tuple[str, int]]], count: int) -> list[Violation]:
+    """`cooperative.withhold` for `count` bad partitions, `shown` as (what is wrong, member, partition)."""
     texts = [f"{t}-{i} for {m} ({what})" for what, m, (t, i) in shown]
-    msg = (f"{len(bad)} partition(s) break the cooperative withholding rule: {'; '.join(texts)}"
-           f"{and_more(len(bad), len(shown))}")
+    msg = (f"{count} partition(s) break the cooperative withholding rule: {'; '.join(texts)}"
+           f"{and_more(count, len(shown))}")
     members = tuple(dict.fromkeys(m for _, m, _ in shown))
     return [Violation("cooperative.withhold", msg, members, tuple(tp for _, _, tp in shown))]
 

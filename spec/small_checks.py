@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from . import balance as bal
-from .invariants import CAP, and_more, h1_members
+from .invariants import CAP, and_more, h1_members, withhold_violation
 from .model import Assignment, Problem
 from .oracle_cache import max_retained as oracle_max_retained
 from .oracle_cache import min_mismatches, optimal_sum_squares, settle_max_retained, settle_min_mismatches
@@ -19,6 +19,7 @@ from .oracle_small import balanced_counts
 from .partition_rows import last_call_cache
 from .racks import member_rack, rack_aware
 from .small_views import OutputView, ProblemView, output_view, problem_view
+from .stickiness import retained_violation
 from .violations import Violation
 
 
@@ -135,12 +136,7 @@ def cooperative_withhold(problem: Problem, assignment: Assignment, eager: Assign
            + [("not in the eager assignment", k) for k in got if k not in planned_set])
     if not bad:
         return []
-    shown = [(what, pv.ids[m], pv.pair(g)) for what, (m, g) in bad[:CAP]]
-    texts = [f"{t}-{i} for {m} ({what})" for what, m, (t, i) in shown]
-    msg = (f"{len(bad)} partition(s) break the cooperative withholding rule: {'; '.join(texts)}"
-           f"{and_more(len(bad), len(shown))}")
-    members = tuple(dict.fromkeys(m for _, m, _ in shown))
-    return [Violation("cooperative.withhold", msg, members, tuple(tp for _, _, tp in shown))]
+    return withhold_violation([(what, pv.ids[m], pv.pair(g)) for what, (m, g) in bad[:CAP]], len(bad))
 
 
 HARD: tuple[Callable[[Problem, Assignment], list[Violation]], ...] = (
@@ -223,18 +219,8 @@ def per_topic_spreads(problem: Problem, assignment: Assignment) -> list[tuple[st
     return out
 
 
-def _skew_violation(skewed: list[tuple[str, int, list[str], int, list[str]]], invariant: str, what: str
-                    ) -> list[Violation]:
-    if not skewed:
-        return []
-    texts = [f"{t}: {lo} ({', '.join(least)}) to {hi} ({', '.join(most)})" for t, lo, least, hi, most in skewed[:CAP]]
-    members = [m for _, _, least, _, most in skewed[:CAP] for m in most + least]
-    msg = f"{len(skewed)} topic(s) {what}: {'; '.join(texts)}{and_more(len(skewed), CAP)}"
-    return [Violation(invariant, msg, tuple(dict.fromkeys(members))[:CAP])]
-
-
 def per_topic(problem: Problem, assignment: Assignment) -> list[Violation]:
-    return _skew_violation(per_topic_spreads(problem, assignment), "balance.per-topic",
+    return bal.skew_violation(per_topic_spreads(problem, assignment), "balance.per-topic",
                            "split more than 1 apart among subscribers")
 
 
@@ -302,7 +288,7 @@ def _class_spreads(problem: Problem, assignment: Assignment) -> list[tuple[str, 
 def per_topic_spread_violations(problem: Problem, assignment: Assignment) -> list[Violation]:
     valid = problem_view(problem).valid
     if not valid:
-        return _skew_violation(_class_spreads(problem, assignment), "per_topic_spread",
+        return bal.skew_violation(_class_spreads(problem, assignment), "per_topic_spread",
                                "split more than 1 apart among members with identical subscriptions on a fresh "
                                "assignment")
     if not problem.subscriptions_equal() or rack_aware(problem):
@@ -337,13 +323,8 @@ def per_topic_spread_violations(problem: Problem, assignment: Assignment) -> lis
 
 def max_retained(problem: Problem, assignment: Assignment, balance: str = "none", racks: bool = False
                  ) -> list[Violation]:
-    best = oracle_max_retained(problem, balance, racks)
-    got = retained(problem, assignment)
-    if best is None or got >= best:
-        return []
-    under = f"{balance} balance{' and the fewest rack mismatches' if racks else ''}"
-    msg = f"retained {got} validly owned partitions; {best} can be kept under {under} ({best - got} moved)"
-    return [Violation("stickiness.max_retained", msg)]
+    return retained_violation(retained(problem, assignment), oracle_max_retained(problem, balance, racks), balance,
+                              racks)
 
 
 def certify_max_retained(problem: Problem, assignment: Assignment, balance: str, racks: bool) -> None:

@@ -131,8 +131,12 @@ def max_retained(problem: Problem, assignment: Assignment, balance: str = "none"
     """retained == the most any assignment meeting H1-H5 and `balance` ("none", "perfect", "optimal")
     retains (min-cost flow oracle); with `racks`, among those with the fewest rack mismatches (`spec.racks`:
     rack matching ranks above stickiness). Nothing to enforce when no assignment meets the balance."""
-    best = oracle_max_retained(problem, balance, racks)
-    got = retained(problem, assignment)
+    return retained_violation(retained(problem, assignment), oracle_max_retained(problem, balance, racks), balance,
+                              racks)
+
+
+def retained_violation(got: int, best: int | None, balance: str, racks: bool) -> list[Violation]:
+    """`stickiness.max_retained` when `got` falls short of the oracle's `best` (None: nothing to enforce)."""
     if best is None or got >= best:
         return []
     under = f"{balance} balance{' and the fewest rack mismatches' if racks else ''}"
