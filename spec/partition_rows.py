@@ -21,7 +21,7 @@ from typing import TypeVar
 import numpy as np
 
 from .model import SMALL_ROWS, Assignment, Partitions, PartitionSet, Problem, TopicPartition, partitions_of
-from .ownership import valid_owned
+from .ownership import valid_claims, valid_owned
 
 T = TypeVar("T")
 
@@ -181,8 +181,19 @@ def claimed_rows(problem: Problem) -> Rows:
 
 @last_call_cache
 def valid_rows(problem: Problem) -> Rows:
-    """`valid_owned` as rows (SPEC.md §2): no junk, no repeats, one owner per partition."""
-    return _build(problem, problem.member_ids, valid_owned(problem))
+    """`valid_owned` as rows (SPEC.md §2): no junk, no repeats, one owner per partition. Large groups read
+    `valid_claims`' flat rows directly (the same rows in the same order), not one set per member."""
+    claims = valid_claims(problem)
+    if len(claims) <= SMALL_ROWS:
+        return _build(problem, problem.member_ids, valid_owned(problem))
+    lay = layout(problem)  # the same topic numbering as `valid_claims`' table: topic names in sorted order
+    member, code, index = claims.member, claims.topic, claims.index.astype(np.int64)
+    starts = np.ones(len(member), dtype=bool)
+    starts[1:] = (member[1:] != member[:-1]) | (code[1:] != code[:-1])
+    heads = np.flatnonzero(starts)
+    names = np.array(claims.table.names, dtype=object)
+    return Rows(problem.member_ids, member.astype(np.int64), index, lay.offsets[code] + index,
+                np.cumsum(starts) - 1, tuple(member[heads].tolist()), tuple(names[code[heads]].tolist()))
 
 
 def assigned_count_per_partition(problem: Problem, assignment: Assignment) -> np.ndarray:

@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assigncheck.spec import partition_rows as rows
-from assigncheck.spec.model import Assignment, partitions_of
+from assigncheck.spec.model import Assignment, Problem, partitions_of
 from assigncheck.spec.strategies import problems
 
 
@@ -25,3 +25,36 @@ def test_small_and_vectorized_rows_agree(problem, data):
     for field in ("member", "index", "gid", "piece"):
         assert np.array_equal(getattr(small, field), getattr(vectorized, field)), field
     assert (small.piece_member, small.piece_topic) == (vectorized.piece_member, vectorized.piece_topic)
+
+
+def _same_valid_rows(problem):
+    from assigncheck.spec.ownership import valid_owned
+
+    fast, built = rows.valid_rows(problem), rows._build(problem, problem.member_ids, valid_owned(problem))
+    for field in ("member", "index", "gid", "piece"):
+        assert np.array_equal(getattr(fast, field), getattr(built, field)), field
+    assert (fast.member_ids, fast.piece_member, fast.piece_topic) == (
+        built.member_ids, built.piece_member, built.piece_topic)
+
+
+@settings(max_examples=300, deadline=None)
+@given(problems(claims="junk", min_members=6, max_members=24, max_topics=3, min_partitions_per_topic=20,
+                max_partitions_per_topic=40))
+def test_valid_rows_from_the_flat_claims_equal_the_rows_of_the_sets(problem):
+    """Large groups' `valid_rows` read `valid_claims` directly; the rows equal those built from `valid_owned`."""
+    _same_valid_rows(problem)
+
+
+def test_valid_rows_of_a_large_fed_back_group_with_stale_and_double_claims():
+    from assigncheck.impl import registry
+    from assigncheck.spec.model import Member
+    from assigncheck.spec.rounds import next_round
+
+    topics = {"a": 300, "b": 200, "c": 7}
+    first = Problem(topics, tuple(Member(f"m{i:03d}", frozenset(topics)) for i in range(150)))
+    settled = next_round(first, registry.get("sticky-constrained").assign(first))
+    stale = Member("late", frozenset(topics), partitions_of([("a", 0), ("b", 5), ("b", 999)]), generation=0)
+    twin = Member("twin", frozenset(topics), settled.members[3].owned, settled.members[3].generation)
+    problem = settled.replace(members=(*settled.members, stale, twin))
+    assert len(rows.valid_claims(problem)) > 64
+    _same_valid_rows(problem)
