@@ -49,3 +49,19 @@ def test_exhaustive_mode(capsys, tmp_path):
     assert rc == 1
     assert "stickiness.max_retained" in capsys.readouterr().out
     assert list(tmp_path.glob("exhaustive-*.json"))
+
+
+def test_exhaustive_only_flags_are_refused_without_exhaustive(capsys, tmp_path):
+    for extra in (["--racks"], ["--protocol", "cooperative"], ["--promises", "balance=perfect"]):
+        assert main(["prove", "--assignor", "range", "--members", "1", "--out", str(tmp_path), *extra]) == 2
+        err = capsys.readouterr().err
+        assert extra[0] in err and "--exhaustive" in err and len(err.strip().splitlines()) == 1
+
+
+def test_exhaustive_racks_mode_finds_a_rack_blind_promise(capsys, tmp_path):
+    args = ["prove", "--members", "2", "--partitions", "2", "--topics", "1", "--generations", "0", "--racks",
+            "--out", str(tmp_path)]
+    assert main([*args, "--exhaustive", "range", "--promises", "balance=perfect,racks"]) == 1
+    out = capsys.readouterr().out
+    assert "rack-aware problems" in out and "racks" in out
+    assert list(tmp_path.glob("exhaustive-*.json"))

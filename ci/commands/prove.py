@@ -43,8 +43,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "within the bound, up to symmetry, against Z3's optima")
     parser.add_argument("--promises", default=None, metavar="TEXT", type=checks.promises,
                         help="with --exhaustive: the target's promises (default: what it declares)")
-    parser.add_argument("--protocol", default="eager", choices=("eager", "cooperative"),
-                        help="with --exhaustive: the problems' protocol")
+    parser.add_argument("--protocol", default=None, choices=("eager", "cooperative"),
+                        help="with --exhaustive: the problems' protocol (default eager)")
     parser.add_argument("--racks", action="store_true",
                         help="with --exhaustive: every rack-aware problem within the bound (two racks; KIP-881) "
                              "instead, held to Z3's fewest rack mismatches")
@@ -70,6 +70,10 @@ def run(args: argparse.Namespace) -> int:
     checks.output_dir(args.out, "--out")  # counterexamples go there: refuse a bad path before proving
     if args.exhaustive is not None:
         return _exhaustive(args, bound)
+    for flag, given in (("--promises", args.promises is not None), ("--protocol", args.protocol is not None),
+                        ("--racks", args.racks)):
+        if given:
+            raise InputError(flag, "applies only with --exhaustive TARGET")
     models = [get_model(n) for n in checks.distinct(args.assignor)] if args.assignor else list(MODELS.values())
     refuted = False
     if args.lemmas or not args.assignor:
@@ -108,7 +112,7 @@ def _exhaustive(args: argparse.Namespace, bound: object) -> int:
     from assigncheck.verify.exhaustive import exhaust
 
     (target,) = open_targets(refs_from_args(args.exhaustive, args.promises))
-    result = exhaust(target, bound, protocol=args.protocol, seconds=args.seconds,  # type: ignore[arg-type]
+    result = exhaust(target, bound, protocol=args.protocol or "eager", seconds=args.seconds,  # type: ignore[arg-type]
                      racks=args.racks)
     state = "all" if result.complete else "stopped after"
     kind = " rack-aware" if args.racks else ""
