@@ -13,7 +13,8 @@ from dataclasses import replace
 import numpy as np
 
 from assigncheck.spec.model import AnyProblem, Assignment, Problem, TopicTable, partitions_of
-from assigncheck.spec.partition_rows import Layout, Rows, assigned_rows, claimed_rows, layout, valid_rows
+from assigncheck.spec.ownership import existing_claims
+from assigncheck.spec.partition_rows import Layout, Rows, assigned_rows, layout, valid_rows
 from assigncheck.spec.promises import Assignor, Promises
 from assigncheck.spec.small_views import is_small, output_is_small, problem_view
 
@@ -51,7 +52,8 @@ def withhold(problem: Problem, eager: Assignment) -> Assignment:
 def _withhold_rows(problem: Problem, eager: Assignment) -> Assignment:
     lay, n = layout(problem), len(problem.members)
     total = max(lay.total, 1)
-    claims = _member_keys(claimed_rows(problem), lay, n)
+    who, gid, _, _ = existing_claims(problem)
+    claims = np.unique(who * total + gid)
     claimants = np.bincount(claims % total, minlength=total)
     given = assigned_rows(problem, eager)
     ok = (given.gid >= 0) & (given.member < n)

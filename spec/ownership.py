@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .model import SMALL_ROWS, Partitions, PartitionSet, Problem, TopicTable, read_only, sets_by_member
+from .model import SMALL_ROWS, Partitions, PartitionSet, Problem, TopicTable, gather, read_only, sets_by_member
 
 
 def _run_lengths(bounds: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -16,53 +16,50 @@ def _run_lengths(bounds: np.ndarray, ends: np.ndarray) -> np.ndarray:
     return bounds[~first] - bounds[~last]
 
 
-def _claim_rows(problem: Problem, table: TopicTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Rules 1-2, all members at once: (member position, global partition id, topic code) per claim
-    of an existing partition of a topic the member still subscribes to. Repeats are still in. One pass over
-    the members gathers their arrays (a group of thousands pays a few attribute reads per member, no more)."""
+def existing_claims(problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Rule 1, all members at once: (member position, global partition id in topic-name order, topic code,
+    does the member still subscribe to the topic) per raw claim of an existing partition, repeats in. Once per
+    problem: valid ownership reads it, and so does a cooperative round, which waits on raw claims."""
+    return problem.derived("existing_claims", _existing_claims)
+
+
+def _existing_claims(problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A few list comprehensions over the members gather their arrays: a group of thousands pays a few
+    attribute reads per member, no more."""
+    table = TopicTable.of(tuple(sorted(problem.topics)))
     unknown = len(table.names)  # one extra code for topics absent from the metadata
-    # Claims built together share a topic table (a fed-back assignment): translate each table once.
-    tables: dict[int, int] = {}
-    remaps: list[np.ndarray] = []
-    subs: dict[frozenset[str], int] = {}
-    codes, bounds, indices, base, position, runs_of, count_of, sub_of = [], [], [], [], [], [], [], []
-    total_remap = 0
-    for k, m in enumerate(problem.members):
-        o = m.owned
-        if not o.count:
-            continue
-        c, b, i = o.arrays()
-        at = tables.get(id(o.table))
-        if at is None:
-            at = tables[id(o.table)] = total_remap
-            remaps.append(np.array([table.code.get(n, unknown) for n in o.table.names], dtype=np.int64))
-            total_remap += len(o.table.names)
-        codes.append(c)
-        bounds.append(b)
-        indices.append(i)
-        base.append(at)
-        position.append(k)
-        runs_of.append(len(c))
-        count_of.append(o.count)
-        sub_of.append(subs.setdefault(m.subscription, len(subs)))
+    members = problem.members
+    position = [k for k, m in enumerate(members) if m.owned.count]
     if not position:
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty, empty
+        empty = read_only(np.zeros(0, dtype=np.int64), np.int64)
+        return empty, empty, empty, read_only(np.zeros(0, dtype=bool), bool)
+    sets = [members[k].owned for k in position]
+    # Claims built together share a topic table (a fed-back assignment): translate each table once.
+    tables = {id(o.table): o.table for o in sets}
+    starts = np.cumsum([0] + [len(t.names) for t in tables.values()]).tolist()
+    at = dict(zip(tables, starts))
+    remaps = [np.array([table.code.get(n, unknown) for n in t.names], dtype=np.int64) for t in tables.values()]
+    base = [at[id(o.table)] for o in sets]
+    count_of = [o.count for o in sets]
+    subs: dict[frozenset[str], int] = {}
+    sub_of = [subs.setdefault(members[k].subscription, len(subs)) for k in position]
     remap = np.concatenate(remaps)
     # One row per claim: its member, its topic (global code) and its index.
-    runs = _run_lengths(np.concatenate(bounds), np.cumsum(np.array(runs_of) + 1))
-    run_codes = np.concatenate(codes) + np.repeat(np.array(base, dtype=np.int64), runs_of)
+    codes, bounds, indices, runs_of = gather(sets)
+    runs = _run_lengths(bounds, np.cumsum(runs_of + 1))
+    run_codes = codes + np.repeat(np.array(base, dtype=np.int64), runs_of)
     topic = np.repeat(remap[run_codes], runs)
     who = np.repeat(np.array(position, dtype=np.int64), count_of)
-    index = np.concatenate(indices).astype(np.int64)
+    index = indices.astype(np.int64)
     sizes = np.array([problem.topics[t] for t in table.names] + [0], dtype=np.int64)
     run_member = np.repeat(np.array(position, dtype=np.int64), runs_of)
     run_sub = np.repeat(np.array(sub_of, dtype=np.int64), runs_of)
-    ok = _subscribed_runs(problem, table, subs, run_sub, run_member, remap[run_codes])[
+    subscribed = _subscribed_runs(problem, table, subs, run_sub, run_member, remap[run_codes])[
         np.repeat(np.arange(len(runs)), runs)]
-    ok &= (index >= 0) & (index < sizes[topic])  # rule 2, rule 1
+    ok = (index >= 0) & (index < sizes[topic])  # rule 1
     offsets = np.concatenate(([0], np.cumsum(sizes)))
-    return who[ok], offsets[topic[ok]] + index[ok], topic[ok]
+    return (read_only(who[ok], np.int64), read_only(offsets[topic[ok]] + index[ok], np.int64),
+            read_only(topic[ok], np.int64), read_only(subscribed[ok], bool))
 
 
 def _subscribed_runs(problem: Problem, table: TopicTable, subs: dict[frozenset[str], int], run_sub: np.ndarray,
@@ -169,7 +166,8 @@ def _valid_claims_small(problem: Problem) -> ValidClaims:
 
 def _valid_claims_vectorized(problem: Problem) -> ValidClaims:
     table = TopicTable.of(tuple(sorted(problem.topics)))
-    who, gid, code = _claim_rows(problem, table)
+    who, gid, code, subscribed = existing_claims(problem)
+    who, gid, code = who[subscribed], gid[subscribed], code[subscribed]  # rule 2
     gen = np.array([m.generation for m in problem.members], dtype=np.int64)[who]
     # Rows grouped by partition, highest generation first; a member's repeats are adjacent (rule 3).
     order = np.lexsort((who, -gen, gid))

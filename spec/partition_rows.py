@@ -20,7 +20,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from .model import SMALL_ROWS, Assignment, Partitions, PartitionSet, Problem, TopicPartition, partitions_of
+from .model import SMALL_ROWS, Assignment, Partitions, PartitionSet, Problem, TopicPartition, gather, partitions_of
 from .ownership import valid_claims, valid_owned
 
 T = TypeVar("T")
@@ -99,7 +99,7 @@ def _build(problem: Problem, member_ids: Sequence[str], parts_of: Mapping[str, P
     bounds, indices): they are concatenated, and each topic table is translated once, so the Python work is
     a few attribute reads per member, never per (member, topic) array or per partition."""
     lay = layout(problem)
-    sets = [partitions_of(parts_of.get(m)) for m in member_ids]
+    sets = [p if type(p) is PartitionSet else partitions_of(p) for p in map(parts_of.get, member_ids)]
     held = [(mi, s) for mi, s in enumerate(sets) if s.count]
     if not held:
         empty = np.zeros(0, dtype=np.int64)
@@ -135,20 +135,16 @@ def _build_small(lay: Layout, member_ids: tuple[str, ...], held: list[tuple[int,
 
 
 def _build_vectorized(lay: Layout, member_ids: tuple[str, ...], held: list[tuple[int, PartitionSet]]) -> Rows:
-    base: dict[int, int] = {}  # id(table) -> where its names start in `names`
-    names: list[str] = []
-    for _, s in held:
-        if id(s.table) not in base:
-            base[id(s.table)] = len(names)
-            names.extend(s.table.names)
-    pieces = np.array([len(s.codes) for _, s in held], dtype=np.int64)
-    piece_name = np.concatenate([s.codes for _, s in held]) + np.repeat(  # per piece, into `names`
+    tables = {id(s.table): s.table for _, s in held}
+    base = dict(zip(tables, np.cumsum([0] + [len(t.names) for t in tables.values()]).tolist()))  # into `names`
+    names = [n for t in tables.values() for n in t.names]
+    codes, bounds, indices, pieces = gather([s for _, s in held])  # bounds: each set's, back to back
+    piece_name = codes + np.repeat(  # per piece, into `names`
         np.array([base[id(s.table)] for _, s in held], dtype=np.int64), pieces)
-    bounds = np.concatenate([s.bounds for _, s in held])  # each set's len(codes) + 1 bounds, back to back
     last = np.cumsum(pieces + 1) - 1  # where each set's bounds end
     runs = np.delete(bounds[1:] - bounds[:-1], last[:-1])
     piece_member = np.repeat(np.array([mi for mi, _ in held], dtype=np.int64), pieces)
-    index = np.concatenate([s.indices for _, s in held]).astype(np.int64)
+    index = indices.astype(np.int64)
     piece = np.repeat(np.arange(len(piece_name), dtype=np.int64), runs)
     name_code = np.fromiter(map(lay.code.get, names, itertools.repeat(-1)), dtype=np.int64, count=len(names))
     code = name_code[piece_name][piece]
