@@ -8,6 +8,7 @@ small, so it stays a plain port rather than a clever one).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 import numpy as np
 
@@ -17,24 +18,31 @@ from assigncheck.spec.small_views import is_small
 
 from .require import require_problem
 
+_INSTANCE_ID = attrgetter("instance_id")
+
 
 def member_info_order(problem: Problem) -> list[Member]:
     """Members in Kafka's `MemberInfo` order (`Member.sort_key`); without static members that is member id order,
     sorted without a key tuple per member."""
-    if any(m.instance_id is not None for m in problem.members):
-        return sorted(problem.members, key=Member.sort_key)
-    ids = [m.member_id for m in problem.members]
-    return [problem.members[i] for i in sorted(range(len(ids)), key=ids.__getitem__)]
+    members = problem.members
+    if set(map(_INSTANCE_ID, members)) - {None}:
+        return sorted(members, key=Member.sort_key)
+    ids = [m.member_id for m in members]
+    return [members[i] for i in sorted(range(len(ids)), key=ids.__getitem__)]
 
 
 def subscriber_positions(problem: Problem) -> tuple[list[Member], dict[str, np.ndarray]]:
     """Members in Kafka's `MemberInfo` order, and each existing topic's subscribers as ascending positions
     in it. Members are grouped by subscription first, so equal subscriptions cost one group, not C."""
     members = member_info_order(problem)
-    groups: dict[frozenset[str], list[int]] = {}
-    for i, m in enumerate(members):
-        groups.setdefault(m.subscription, []).append(i)
-    arrays = [(sub, np.array(pos, dtype=np.int64)) for sub, pos in groups.items()]
+    subs = [m.subscription for m in members]
+    if problem.subscriptions_equal():  # the common case: one group, every position
+        arrays = [(subs[0], np.arange(len(subs), dtype=np.int64))] if subs else []
+    else:
+        groups: dict[frozenset[str], list[int]] = {}
+        for i, sub in enumerate(subs):
+            groups.setdefault(sub, []).append(i)
+        arrays = [(sub, np.array(pos, dtype=np.int64)) for sub, pos in groups.items()]
     out: dict[str, np.ndarray] = {}
     for topic in sorted(problem.topics):
         parts = [pos for sub, pos in arrays if topic in sub]

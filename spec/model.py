@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Literal, TypeAlias, TypeVar
+from typing import Any, Literal, TypeAlias, TypeVar
 
 import numpy as np
 
@@ -531,12 +531,18 @@ class Problem:
         return tuple(sorted(t for t in self.topics if t in wanted))
 
     def subscriptions_equal(self) -> bool:
-        return len({m.subscription for m in self.members}) <= 1
+        return self.derived("subscriptions_equal", lambda p: len({m.subscription for m in p.members}) <= 1)
 
-    def replace(self, **changes: object) -> Problem:
-        from dataclasses import replace
-
-        return replace(self, **changes)
+    def replace(self, **changes: Any) -> Problem:
+        """A new problem with these fields changed (no derived data carried over). Built directly: the checks
+        make several per problem, and `dataclasses.replace` reads the fields' metadata every time."""
+        fields = {"topics": self.topics, "members": self.members, "protocol": self.protocol,
+                  "partition_racks": self.partition_racks, "lag": self.lag}
+        unknown = set(changes) - set(fields)
+        if unknown:
+            raise TypeError(f"Problem has no field {', '.join(sorted(unknown))}")
+        fields.update(changes)
+        return Problem(**fields)
 
     def with_protocol(self, protocol: Protocol) -> Problem:
         """The same group under another protocol, sharing the derived data (none of it depends on the protocol:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -69,16 +70,16 @@ class Rows:
 
 def last_call_cache(fn: Callable[..., T]) -> Callable[..., T]:
     """Remember the result for the last arguments, compared by identity (problems are immutable)."""
-    last: tuple[tuple[object, ...], T] | None = None
+    last_args: tuple[object, ...] = (object(),)  # matches no call
+    last: T | None = None
 
     @functools.wraps(fn)
     def wrapper(*args: object) -> T:
-        nonlocal last
-        hit = last
-        if hit is not None and len(hit[0]) == len(args) and all(a is b for a, b in zip(hit[0], args)):
-            return hit[1]
+        nonlocal last_args, last
+        if len(args) == len(last_args) and all(map(operator.is_, args, last_args)):
+            return last  # type: ignore[return-value]
         result = fn(*args)
-        last = (args, result)
+        last_args, last = args, result
         return result
 
     return wrapper
