@@ -12,7 +12,7 @@ from operator import attrgetter
 
 import numpy as np
 
-from assigncheck.spec.model import AnyProblem, Assignment, Member, Problem, TopicTable
+from assigncheck.spec.model import AnyProblem, Assignment, Member, Problem, TopicTable, ranges
 from assigncheck.spec.promises import Promises
 from assigncheck.spec.small_views import is_small
 
@@ -37,17 +37,31 @@ def subscriber_positions(problem: Problem) -> tuple[list[Member], dict[str, np.n
     members = member_info_order(problem)
     subs = [m.subscription for m in members]
     if problem.subscriptions_equal():  # the common case: one group, every position
-        arrays = [(subs[0], np.arange(len(subs), dtype=np.int64))] if subs else []
-    else:
-        groups: dict[frozenset[str], list[int]] = {}
-        for i, sub in enumerate(subs):
-            groups.setdefault(sub, []).append(i)
-        arrays = [(sub, np.array(pos, dtype=np.int64)) for sub, pos in groups.items()]
-    out: dict[str, np.ndarray] = {}
-    for topic in sorted(problem.topics):
-        parts = [pos for sub, pos in arrays if topic in sub]
-        if parts:
-            out[topic] = parts[0] if len(parts) == 1 else np.sort(np.concatenate(parts))
+        everyone = np.arange(len(subs), dtype=np.int64)
+        return members, {t: everyone for t in sorted(problem.topics) if subs and t in subs[0]}
+    groups: dict[frozenset[str], list[int]] = {}
+    for i, sub in enumerate(subs):
+        groups.setdefault(sub, []).append(i)
+    topics = sorted(problem.topics)
+    code = {t: k for k, t in enumerate(topics)}
+    # One (topic, group) pair per topic a group subscribes to, then every member of the group: one sort of
+    # (topic, position) keys instead of a pass over the groups per topic.
+    pair_code, pair_group = [], []
+    for g, sub in enumerate(groups):
+        for t in sub:
+            if t in code:
+                pair_code.append(code[t])
+                pair_group.append(g)
+    size = np.array([len(p) for p in groups.values()], dtype=np.int64)
+    start = np.cumsum(size) - size
+    flat = np.array([i for p in groups.values() for i in p], dtype=np.int64)
+    group = np.array(pair_group, dtype=np.int64)
+    n = max(len(members), 1)
+    key = np.sort(np.repeat(np.array(pair_code, dtype=np.int64), size[group]) * n
+                  + flat[ranges(start[group], size[group])])
+    bounds = np.searchsorted(key // n, np.arange(len(topics) + 1)).tolist()
+    position = key % n
+    out = {t: position[bounds[k]:bounds[k + 1]] for k, t in enumerate(topics) if bounds[k + 1] > bounds[k]}
     return members, out
 
 

@@ -379,14 +379,14 @@ def gather(sets: Sequence[PartitionSet]) -> tuple[np.ndarray, np.ndarray, np.nda
     if first is not None and all(x is not None and x[2] is first[2] for x in srcs):
         ra, rb, shift, a, b = (np.array(column, dtype=np.int64) for column in list(zip(*srcs))[3:])
         runs = rb - ra
-        return (first[0][_ranges(ra, runs)], first[1][_ranges(ra + shift, runs + 1)], first[2][_ranges(a, b - a)],
+        return (first[0][ranges(ra, runs)], first[1][ranges(ra + shift, runs + 1)], first[2][ranges(a, b - a)],
                 runs)
     arrays = [s.arrays() for s in sets]
     return (np.concatenate([c for c, _, _ in arrays]), np.concatenate([b for _, b, _ in arrays]),
             np.concatenate([i for _, _, i in arrays]), np.array([len(c) for c, _, _ in arrays], dtype=np.int64))
 
 
-def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """starts[0] .. starts[0] + lengths[0] - 1, then the same for every k, as one array."""
     before = np.cumsum(lengths) - lengths
     return np.arange(int(lengths.sum()), dtype=np.int64) + np.repeat(starts - before, lengths)
