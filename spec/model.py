@@ -590,11 +590,17 @@ class Assignment:
         for m, g in zip(owners, gids):
             per[m].append(g)
         sets = []
+        of_lists = PartitionSet.of_lists
         for mine in per:
             if not mine:
                 sets.append(EMPTY)
                 continue
             mine.sort()
+            k = bisect_right(offsets, mine[0]) - 1
+            if mine[-1] < offsets[k + 1]:  # all of one topic: the common case, one comprehension
+                base = offsets[k]
+                sets.append(of_lists(table, (k,), (0, len(mine)), tuple([g - base for g in mine]), True))
+                continue
             codes: list[int] = []
             bounds: list[int] = []
             flat: list[int] = []
@@ -607,7 +613,7 @@ class Assignment:
                     bounds.append(len(flat))
                 flat.append(g - offsets[k])
             bounds.append(len(flat))
-            sets.append(PartitionSet.of_lists(table, tuple(codes), tuple(bounds), tuple(flat), True))
+            sets.append(of_lists(table, tuple(codes), tuple(bounds), tuple(flat), True))
         out = object.__new__(cls)
         object.__setattr__(out, "by_member", MappingProxyType(dict(zip(map(str, member_ids), sets))))
         return out

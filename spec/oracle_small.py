@@ -37,6 +37,9 @@ def balanced_counts(problem: Problem, start: list[dict[str, int]] | None = None)
 def _balanced_counts(problem: Problem, start: list[dict[str, int]] | None) -> tuple[int, ...]:
     pv = problem_view(problem)
     members = len(pv.ids)
+    if members and problem.subscriptions_equal():  # everyone can take anything: perfect balance
+        q, r = divmod(sum(pv.size[t] for t in pv.subscribed), members)
+        return tuple([q + 1] * r + [q] * (members - r))
     subscribers = {t: [m for m in range(members) if t in pv.subs[m]] for t in pv.subscribed if pv.size[t]}
     if start is not None:
         held = [dict(h) for h in start]

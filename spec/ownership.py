@@ -142,25 +142,30 @@ def _valid_claims(problem: Problem) -> ValidClaims:
 def _valid_claims_small(problem: Problem) -> ValidClaims:
     """The same rules claim by claim, for groups with few claims (numpy's per-call cost dominates there)."""
     table = TopicTable.of(tuple(sorted(problem.topics)))
+    code_of, topics = table.code, problem.topics
     best: dict[tuple[int, int], tuple[int, int, bool]] = {}  # (topic code, index) -> (generation, member, tied)
     for who, m in enumerate(problem.members):
         if not m.owned.count:
             continue
-        mine = set()
         codes, bounds, indices = m.owned.lists()
-        names = m.owned.table.names
+        names, subscription, generation = m.owned.table.names, m.subscription, m.generation
+        mine: set[tuple[int, int]] = set()
         for k, c in enumerate(codes):
             topic = names[c]
-            code, size = table.code.get(topic), problem.topics.get(topic, 0)
-            if code is None or topic not in m.subscription:  # rule 2
+            code = code_of.get(topic)
+            if code is None or topic not in subscription:  # rule 2
                 continue
-            mine.update((code, i) for i in indices[bounds[k]:bounds[k + 1]] if 0 <= i < size)  # rule 1; rule 3
-        for key in mine:
-            held = best.get(key)
-            if held is None or m.generation > held[0]:
-                best[key] = (m.generation, who, False)
-            elif m.generation == held[0]:
-                best[key] = (held[0], held[1], True)  # rule 4: a tie at the top means nobody
+            size = topics[topic]
+            for i in indices[bounds[k]:bounds[k + 1]]:
+                key = (code, i)
+                if not 0 <= i < size or key in mine:  # rule 1; rule 3
+                    continue
+                mine.add(key)
+                held = best.get(key)
+                if held is None or generation > held[0]:
+                    best[key] = (generation, who, False)
+                elif generation == held[0]:
+                    best[key] = (generation, held[1], True)  # rule 4: a tie at the top means nobody
     return ValidClaims(table, rows=sorted((who, code, i) for (code, i), (_, who, tied) in best.items() if not tied))
 
 
