@@ -9,6 +9,7 @@ drives the rounds).
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import cached_property
 
 import numpy as np
 
@@ -106,7 +107,7 @@ def _wrapped(problem: Problem) -> Assignor:
 class CooperativeStickyAssignor:
     name = "cooperative-sticky"
 
-    @property
+    @cached_property  # read by every check; the wrapped assignors' promises never change
     def promises(self) -> Promises:
         """What both wrapped assignors promise (optimal balance is perfect on equal subscriptions)."""
         general = registry.get("sticky").promises

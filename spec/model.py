@@ -83,7 +83,7 @@ class PartitionSet(Mapping[str, np.ndarray]):
         self.is_sorted = is_sorted  # indices ascending within every topic
         self._lists: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]] | None = None
         self.count = len(indices)  # partitions listed, repeats included
-        self._src: tuple | None = None  # see `_slice`
+        self._src: tuple[tuple[np.ndarray, ...], int] | None = None  # see `_slice`
 
     @classmethod
     def of_lists(cls, table: TopicTable, codes: tuple[int, ...], bounds: tuple[int, ...], indices: tuple[int, ...],
@@ -95,18 +95,20 @@ class PartitionSet(Mapping[str, np.ndarray]):
         return out
 
     @classmethod
-    def _slice(cls, table: TopicTable, src: tuple) -> PartitionSet:
-        """A sorted set whose arrays are `codes[ra:rb]`, `bounds[ra + s:rb + s + 1]`, `indices[a:b]` of the shared
-        arrays in `src` = (codes, bounds, indices, ra, rb, s, a, b), sliced on first use."""
+    def _slice(cls, table: TopicTable, src: tuple[tuple[np.ndarray, ...], int], count: int) -> PartitionSet:
+        """Set `i` of a group whose sets share arrays: `src` = ((codes, bounds, indices, rows_at, runs_at), i), and
+        set i's arrays are `codes[runs_at[i]:runs_at[i + 1]]`, its bounds the next `len(codes) + 1` entries of
+        `bounds` from `runs_at[i] + i`, `indices[rows_at[i]:rows_at[i + 1]]`, sliced on first use."""
         out = cls.__new__(cls)
-        out.table, out.is_sorted, out._src, out.count = table, True, src, src[7] - src[6]
+        out.table, out.is_sorted, out._src, out.count = table, True, src, count
         out._codes = out._bounds = out._indices = out._lists = None
         return out
 
     def _arrays(self) -> None:
         if self._src is not None:
-            codes, bounds, indices, ra, rb, shift, a, b = self._src
-            self._codes, self._bounds, self._indices = codes[ra:rb], bounds[ra + shift:rb + shift + 1], indices[a:b]
+            (codes, bounds, indices, rows_at, runs_at), i = self._src
+            ra, rb, a, b = int(runs_at[i]), int(runs_at[i + 1]), int(rows_at[i]), int(rows_at[i + 1])
+            self._codes, self._bounds, self._indices = codes[ra:rb], bounds[ra + i:rb + i + 1], indices[a:b]
             return
         codes, bounds, indices = self._lists  # type: ignore[misc]
         self._codes, self._bounds = read_only(codes, np.int64), read_only(bounds, np.int64)
@@ -362,12 +364,9 @@ def _sets_vectorized(members: int, member_row: np.ndarray, table: TopicTable, to
     rel = np.empty(len(heads) + members, dtype=np.int64)
     rel[np.arange(len(heads)) + run_member] = heads - rows_at[run_member]
     rel[runs_at[1:] + slot] = rows_at[1:] - rows_at[:-1]
-    rows, runs = rows_at.tolist(), runs_at.tolist()
-    cut = PartitionSet._slice
-    return [
-        cut(table, (run_codes, rel, index_row, ra, rb, i, a, b)) if b > a else EMPTY
-        for i, (a, b, ra, rb) in enumerate(zip(rows, rows[1:], runs, runs[1:]))
-    ]
+    shared, cut = (run_codes, rel, index_row, rows_at, runs_at), PartitionSet._slice
+    counts = np.diff(rows_at).tolist()
+    return [cut(table, (shared, i), n) if n else EMPTY for i, n in enumerate(counts)]
 
 
 def gather(sets: Sequence[PartitionSet]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -376,11 +375,12 @@ def gather(sets: Sequence[PartitionSet]) -> tuple[np.ndarray, np.ndarray, np.nda
     from one) are gathered with three index arrays, not three slices per set."""
     srcs = [s._src for s in sets]
     first = srcs[0] if srcs else None
-    if first is not None and all(x is not None and x[2] is first[2] for x in srcs):
-        ra, rb, shift, a, b = (np.array(column, dtype=np.int64) for column in list(zip(*srcs))[3:])
-        runs = rb - ra
-        return (first[0][ranges(ra, runs)], first[1][ranges(ra + shift, runs + 1)], first[2][ranges(a, b - a)],
-                runs)
+    if first is not None and all(x is not None and x[0] is first[0] for x in srcs):
+        codes, bounds, indices, rows_at, runs_at = first[0]
+        i = np.array([x[1] for x in srcs], dtype=np.int64)
+        ra, a = runs_at[i], rows_at[i]
+        runs = runs_at[i + 1] - ra
+        return codes[ranges(ra, runs)], bounds[ranges(ra + i, runs + 1)], indices[ranges(a, rows_at[i + 1] - a)], runs
     arrays = [s.arrays() for s in sets]
     return (np.concatenate([c for c, _, _ in arrays]), np.concatenate([b for _, b, _ in arrays]),
             np.concatenate([i for _, _, i in arrays]), np.array([len(c) for c, _, _ in arrays], dtype=np.int64))
