@@ -71,3 +71,27 @@ def test_from_gids_agrees_with_from_rows(sizes, data):
     topic = [max(k for k in range(len(sizes)) if offsets[k] <= g and sizes[k]) for g in gids]
     rows = Assignment.from_rows(["a", "b", "c"], owners, table, topic, [g - offsets[k] for g, k in zip(gids, topic)])
     assert Assignment.from_gids(["a", "b", "c"], owners, gids, table, offsets) == rows
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows, st.data())
+def test_gather_reads_cut_sets_as_their_arrays(case, data):
+    """`gather` over lazily cut sets of one group (any subset, any order) and over a mix with sets of their own
+    equals concatenating each set's own arrays."""
+    members, triples = case
+    triples = [t for t in triples if t[0] < members]
+    table = TopicTable.of(("a", "b", "c", "d"))
+    m, t, i = (np.array([r[k] for r in triples], dtype=np.int64) for k in range(3))
+    cut = [s for s in model._sets_vectorized(members, m, table, t, i) if s.count]
+    order = data.draw(st.permutations(cut))
+    picked = order[:data.draw(st.integers(0, len(cut)))]
+    own = data.draw(st.booleans())
+    sets = picked + ([partitions_of({"a": [3, 1], "c": [2]})] if own else [])
+    if not sets:
+        return
+    codes, bounds, indices, runs = model.gather(sets)
+    expected = [s.arrays() for s in sets]
+    assert codes.tolist() == [x for c, _, _ in expected for x in c.tolist()]
+    assert bounds.tolist() == [x for _, b, _ in expected for x in b.tolist()]
+    assert indices.tolist() == [x for _, _, ix in expected for x in ix.tolist()]
+    assert runs.tolist() == [len(c) for c, _, _ in expected]
