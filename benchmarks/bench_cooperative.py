@@ -1,6 +1,6 @@
 """`cooperative-sticky` at KIP-615's 2100 consumers x 2100 partitions (one topic), cooperative protocol: fresh,
-and after one member leaves and one joins (owned := the settled assignment, next generation). Issue 17 measured
-Kafka's Java classes at 16 ms / 22 ms CPU on these shapes (min of 5, fresh inputs); `bench_java` measures them in its own run.
+and after one member leaves and one joins (owned := the settled assignment, next generation). Kafka's
+CooperativeStickyAssignor on the same shapes is measured by `bench_java`, in its own JVM.
 
 Peer in the same run: the same assignor with `withhold` as it was before issue 17 (a loop over members,
 `benchmarks/frozen/withhold_5cfb106.py`). CPU time, min of the repeats, a fresh `Problem` per repeat (its
@@ -36,6 +36,6 @@ def run(quick: bool) -> list[dict]:
         peer_seconds, peer_out = best_time(partial(_old, problem), repeat=3)
         same = out == peer_out and out == withhold(problem, registry.get("sticky-constrained").assign(problem))
         rows.append(row(scenario, "cooperative-sticky", seconds, peer="withhold@5cfb106", peer_seconds=peer_seconds,
-                        goal="faster than the loop (Kafka's CooperativeStickyAssignor: python -m benchmarks bench_java)", ok=same and seconds < peer_seconds,
+                        goal="faster than the loop (Kafka's: see bench_java)", ok=same and seconds < peer_seconds,
                         note="same output" if same else "OUTPUT DIFFERS"))
     return rows
