@@ -14,20 +14,14 @@ from functools import cached_property
 import numpy as np
 
 from assigncheck.spec.model import AnyProblem, Assignment, Problem, TopicTable, partitions_of
-from assigncheck.spec.ownership import existing_claims
-from assigncheck.spec.partition_rows import Layout, Rows, assigned_rows, layout, valid_rows
+from assigncheck.spec.ownership import existing_claims, valid_claims
+from assigncheck.spec.partition_rows import assigned_rows, layout
 from assigncheck.spec.promises import Assignor, Promises
 from assigncheck.spec.small_views import is_small, output_is_small, problem_view
 
 from . import registry
 from .constrained import CONSTRAINED_PROMISES
 from .require import require_problem
-
-
-def _member_keys(rows: Rows, lay: Layout, members: int) -> np.ndarray:
-    """Sorted unique (member, partition) keys of the rows of existing partitions held by problem members."""
-    keys = np.unique(rows.keys(lay))
-    return keys[keys < members * max(lay.total, 1)]
 
 
 def _contains(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
@@ -42,7 +36,7 @@ def withhold(problem: Problem, eager: Assignment) -> Assignment:
 
     Valid, not raw, ownership of `b` decides: a stale claim (KAFKA-14639) or a same-generation double claim
     (KAFKA-12984) does not make `b` the current consumer, so the real one must revoke first. Whole-group rows
-    (`spec.partition_rows`): one key per (member, partition), no loop over members."""
+    (`spec.partition_rows`), no loop over members; small groups in plain Python."""
     if not any(m.owned.count for m in problem.members):
         return eager  # nobody claims anything: nothing to wait for
     if is_small(problem) and output_is_small(eager):
@@ -51,16 +45,28 @@ def withhold(problem: Problem, eager: Assignment) -> Assignment:
 
 
 def _withhold_rows(problem: Problem, eager: Assignment) -> Assignment:
+    """Only a partition its receiver does not validly own can be held back: those rows are found with one lookup
+    per row in the array of valid owners, and only their partitions' raw claims are looked at (a second round
+    of 1 M partitions, where every member keeps what it owns, sorts nothing)."""
     lay, n = layout(problem), len(problem.members)
     total = max(lay.total, 1)
-    who, gid, _, _ = existing_claims(problem)
-    claims = np.unique(who * total + gid)
-    claimants = np.bincount(claims % total, minlength=total)
+    v = valid_claims(problem)  # topic codes number the problem's topics by name, as the layout does
+    owner = np.full(total, -1, dtype=np.int64)
+    owner[lay.offsets[v.topic] + v.index] = v.member  # one valid owner at most per partition (SPEC.md §2)
     given = assigned_rows(problem, eager)
     ok = (given.gid >= 0) & (given.member < n)
-    keys = given.member * total + np.where(ok, given.gid, 0)
-    others = np.where(ok, claimants[given.gid.clip(0)], 0) - (ok & _contains(claims, keys))
-    held = ok & (others > 0) & ~_contains(_member_keys(valid_rows(problem), lay, n), keys)
+    new = np.flatnonzero(ok & (owner[np.where(ok, given.gid, 0)] != given.member))
+    if not len(new):
+        return eager
+    asked = np.zeros(total, dtype=bool)
+    asked[given.gid[new]] = True
+    who, gid, _, _ = existing_claims(problem)
+    mine = asked[gid]
+    claims = np.unique(who[mine] * total + gid[mine])  # distinct (member, partition) raw claims of those
+    claimants = np.bincount(claims % total, minlength=total)
+    others = claimants[given.gid[new]] - _contains(claims, given.member[new] * total + given.gid[new])
+    held = np.zeros(len(given.gid), dtype=bool)
+    held[new[others > 0]] = True
     if not held.any():
         return eager
     keep = ~held
