@@ -12,8 +12,9 @@ balance our assignor promises).
 
 Scenarios (issue 13): 2100 x 2100 fresh and one leave + one join (constrained: ours `sticky-constrained`,
 `-4phase` against Kafka's sticky and cooperative-sticky, which take their constrained path on equal
-subscriptions; ours `cooperative-sticky` against Kafka's on the same cooperative group); 2000 x 1 M second round; 1000 x 10,000 over 100 topics with 1-20 topics each, fresh and churn
-(general: ours `sticky` against Kafka's sticky); range and round-robin at 2100 x 2100 and 1000 x 10,000.
+subscriptions; ours `cooperative-sticky` against Kafka's on the same cooperative group); 2000 x 1 M second
+round; 1000 x 10,000 over 100 topics with 1-20 topics each, fresh and churn (general: ours `sticky` against
+Kafka's sticky); range and round-robin at 2100 x 2100 and 1000 x 10,000.
 """
 
 from __future__ import annotations

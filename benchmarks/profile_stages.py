@@ -1,0 +1,75 @@
+"""Where one assign call's time goes, stage by stage: each stage timed alone on fresh problems (CPU ms, min of 9),
+for the scenarios of `docs/PERFORMANCE.md`.
+
+    python -m benchmarks.profile_stages
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from assigncheck.impl import registry
+from assigncheck.impl import sticky as general
+from assigncheck.impl.constrained import ConstrainedLayout
+from assigncheck.impl.cooperative import withhold
+from assigncheck.impl.flow import solve_counts
+from assigncheck.impl.pairs import pair_table
+from assigncheck.impl.range import subscriber_positions
+from assigncheck.spec.model import Assignment, Problem, TopicTable
+from assigncheck.spec.ownership import valid_claims
+from benchmarks.bench_constrained import churn as leave_and_join
+from benchmarks.bench_constrained import uniform
+from benchmarks.bench_sticky import STICKY, _shapes
+
+
+def best_ms(fn: Callable[[Any], Any], make: Callable[[], Any], repeat: int = 9) -> float:
+    """Min CPU ms of `fn(make())` over `repeat` calls, each on a new `make()` made outside the timed region."""
+    best = float("inf")
+    for _ in range(repeat):
+        arg = make()
+        start = time.process_time()
+        fn(arg)
+        best = min(best, time.process_time() - start)
+    return round(best * 1000, 2)
+
+
+def _general(problem: Problem) -> dict[str, float]:
+    pairs = pair_table(problem.replace())
+
+    def flow(_: object) -> object:
+        return solve_counts(pairs.node_size, pairs.pair_topic, pairs.pair_member, pairs.pair_owned, pairs.members,
+                            pairs.pair_mismatch)
+
+    return {"valid claims": best_ms(valid_claims, problem.replace),
+            "pair table (valid claims in it)": best_ms(pair_table, problem.replace),
+            "flow (B and min-cost)": best_ms(flow, lambda: None),
+            "whole assign": best_ms(general.assign_general_sticky, problem.replace)}
+
+
+def main() -> None:
+    for name, problem, _ in _shapes(200, 100, 2000) + _shapes(1000, 100, 10_000):
+        print(f"sticky {name}: {_general(problem)}")
+    constrained, coop = registry.get("sticky-constrained"), registry.get("cooperative-sticky")
+    fresh = uniform(2100, 1, 2100)
+    moved = leave_and_join(fresh, constrained.assign(fresh)).replace(protocol="cooperative")
+    for name, problem in (("2100x2100 fresh", fresh), ("2100x2100 1 leaves + 1 joins", moved)):
+        print(f"sticky-constrained {name}: layout {best_ms(ConstrainedLayout.of, problem.replace)}, "
+              f"whole assign {best_ms(constrained.assign, problem.replace)}")
+    both = best_ms(lambda q: withhold(q, constrained.assign(q)), moved.replace)
+    print(f"cooperative-sticky 2100x2100 1 leaves + 1 joins: eager {best_ms(constrained.assign, moved.replace)}, "
+          f"eager + withhold {both}, whole assign {best_ms(coop.assign, moved.replace)}")
+    print(f"roundrobin 2100x2100: subscribers {best_ms(subscriber_positions, fresh.replace)}, "
+          f"whole assign {best_ms(registry.get('roundrobin').assign, fresh.replace)}")
+    rows, topic, ids = np.arange(2100), np.zeros(2100, dtype=np.int64), [f"m{i:04d}" for i in range(2100)]
+    table = TopicTable.of(("t",))
+    print(f"Assignment.from_rows, 2100 members of one partition: "
+          f"{best_ms(lambda _: Assignment.from_rows(ids, rows, table, topic, rows), lambda: None)}")
+    print(f"sticky 2100x2100 one topic (the constrained path): {best_ms(STICKY.assign, fresh.replace)}")
+
+
+if __name__ == "__main__":
+    main()
