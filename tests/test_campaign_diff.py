@@ -73,12 +73,15 @@ class DropsOnePartition(ClaimsFirst):
 
 
 class DiesOnce(ClaimsFirst):
-    """ClaimsFirst, except that the first call anywhere kills its Python worker (a lost executor), once per
-    marker file named by ASSIGNCHECK_TEST_DIE_ONCE."""
+    """ClaimsFirst, except that the first call in a Spark Python worker kills that worker (a lost executor), once
+    per marker file named by ASSIGNCHECK_TEST_DIE_ONCE. The driver's calls (the start-up probe of every outside
+    target) never die."""
 
     name = "dies-once"
 
     def assign(self, problem: Problem) -> Assignment:
+        if "pyspark.worker" not in sys.modules:  # not a Spark worker: the driver
+            return super().assign(problem)
         marker = Path(os.environ["ASSIGNCHECK_TEST_DIE_ONCE"])
         try:
             marker.touch(exist_ok=False)
