@@ -386,6 +386,17 @@ def gather(sets: Sequence[PartitionSet]) -> tuple[np.ndarray, np.ndarray, np.nda
             np.concatenate([i for _, _, i in arrays]), np.array([len(c) for c, _, _ in arrays], dtype=np.int64))
 
 
+def tables_of(sets: Sequence[PartitionSet]) -> tuple[list[TopicTable], np.ndarray]:
+    """The sets' distinct topic tables (first seen first) and, per set, where its table's names start among their
+    concatenated names: whole-group code translates each table once. Sets built together share one table."""
+    tables = [s.table for s in sets]
+    if tables and tables.count(tables[0]) == len(tables):  # one table (identity: tables have no __eq__)
+        return [tables[0]], np.zeros(len(tables), dtype=np.int64)
+    distinct = {id(t): t for t in tables}
+    start = dict(zip(distinct, np.cumsum([0] + [len(t.names) for t in distinct.values()]).tolist()))
+    return list(distinct.values()), np.array([start[id(t)] for t in tables], dtype=np.int64)
+
+
 def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """starts[0] .. starts[0] + lengths[0] - 1, then the same for every k, as one array."""
     before = np.cumsum(lengths) - lengths

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from .model import SMALL_ROWS, Partitions, PartitionSet, Problem, TopicTable, gather, read_only, sets_by_member
+from .model import (
+    SMALL_ROWS,
+    Partitions,
+    PartitionSet,
+    Problem,
+    TopicTable,
+    gather,
+    read_only,
+    sets_by_member,
+    tables_of,
+)
 
 
 def _run_lengths(bounds: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -34,12 +44,8 @@ def _existing_claims(problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarr
         empty = read_only(np.zeros(0, dtype=np.int64), np.int64)
         return empty, empty, empty, read_only(np.zeros(0, dtype=bool), bool)
     sets = [members[k].owned for k in position]
-    # Claims built together share a topic table (a fed-back assignment): translate each table once.
-    tables = {id(o.table): o.table for o in sets}
-    starts = np.cumsum([0] + [len(t.names) for t in tables.values()]).tolist()
-    at = dict(zip(tables, starts))
-    remaps = [np.array([table.code.get(n, unknown) for n in t.names], dtype=np.int64) for t in tables.values()]
-    base = [at[id(o.table)] for o in sets]
+    tables, base = tables_of(sets)
+    remaps = [np.array([table.code.get(n, unknown) for n in t.names], dtype=np.int64) for t in tables]
     count_of = [o.count for o in sets]
     subs: dict[frozenset[str], int] = {}
     sub_of = [subs.setdefault(members[k].subscription, len(subs)) for k in position]
@@ -47,7 +53,7 @@ def _existing_claims(problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarr
     # One row per claim: its member, its topic (global code) and its index.
     codes, bounds, indices, runs_of = gather(sets)
     runs = _run_lengths(bounds, np.cumsum(runs_of + 1))
-    run_codes = codes + np.repeat(np.array(base, dtype=np.int64), runs_of)
+    run_codes = codes + np.repeat(base, runs_of)
     topic = np.repeat(remap[run_codes], runs)
     who = np.repeat(np.array(position, dtype=np.int64), count_of)
     index = indices.astype(np.int64)

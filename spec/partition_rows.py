@@ -21,7 +21,17 @@ from typing import TypeVar
 
 import numpy as np
 
-from .model import SMALL_ROWS, Assignment, Partitions, PartitionSet, Problem, TopicPartition, gather, partitions_of
+from .model import (
+    SMALL_ROWS,
+    Assignment,
+    Partitions,
+    PartitionSet,
+    Problem,
+    TopicPartition,
+    gather,
+    partitions_of,
+    tables_of,
+)
 from .ownership import valid_claims, valid_owned
 
 T = TypeVar("T")
@@ -136,12 +146,11 @@ def _build_small(lay: Layout, member_ids: tuple[str, ...], held: list[tuple[int,
 
 
 def _build_vectorized(lay: Layout, member_ids: tuple[str, ...], held: list[tuple[int, PartitionSet]]) -> Rows:
-    tables = {id(s.table): s.table for _, s in held}
-    base = dict(zip(tables, np.cumsum([0] + [len(t.names) for t in tables.values()]).tolist()))  # into `names`
-    names = [n for t in tables.values() for n in t.names]
-    codes, bounds, indices, pieces = gather([s for _, s in held])  # bounds: each set's, back to back
-    piece_name = codes + np.repeat(  # per piece, into `names`
-        np.array([base[id(s.table)] for _, s in held], dtype=np.int64), pieces)
+    sets = [s for _, s in held]
+    tables, base = tables_of(sets)
+    names = [n for t in tables for n in t.names]
+    codes, bounds, indices, pieces = gather(sets)  # bounds: each set's, back to back
+    piece_name = codes + np.repeat(base, pieces)  # per piece, into `names`
     last = np.cumsum(pieces + 1) - 1  # where each set's bounds end
     runs = np.delete(bounds[1:] - bounds[:-1], last[:-1])
     piece_member = np.repeat(np.array([mi for mi, _ in held], dtype=np.int64), pieces)

@@ -77,7 +77,7 @@ def test_from_gids_agrees_with_from_rows(sizes, data):
 @given(rows, st.data())
 def test_gather_reads_cut_sets_as_their_arrays(case, data):
     """`gather` over lazily cut sets of one group (any subset, any order) and over a mix with sets of their own
-    equals concatenating each set's own arrays."""
+    equals concatenating each set's own arrays; `tables_of` places every set's table names at its base."""
     members, triples = case
     triples = [t for t in triples if t[0] < members]
     table = TopicTable.of(("a", "b", "c", "d"))
@@ -95,3 +95,8 @@ def test_gather_reads_cut_sets_as_their_arrays(case, data):
     assert bounds.tolist() == [x for _, b, _ in expected for x in b.tolist()]
     assert indices.tolist() == [x for _, _, ix in expected for x in ix.tolist()]
     assert runs.tolist() == [len(c) for c, _, _ in expected]
+    tables, base = model.tables_of(sets)
+    names = [n for t in tables for n in t.names]
+    starts = base.tolist()
+    assert [tuple(names[b:b + len(s.table.names)]) for s, b in zip(sets, starts)] == [s.table.names for s in sets]
+    assert len(tables) == len({id(s.table) for s in sets})
