@@ -115,7 +115,7 @@ def _build(problem: Problem, member_ids: Sequence[str], parts_of: Mapping[str, P
     if not held:
         empty = np.zeros(0, dtype=np.int64)
         return Rows(tuple(member_ids), empty, empty, empty, empty, (), ())
-    if sum(s.count for _, s in held) <= SMALL_ROWS:
+    if len(held) <= SMALL_ROWS and sum(s.count for _, s in held) <= SMALL_ROWS:  # each held set has a row
         return _build_small(lay, tuple(member_ids), held)
     return _build_vectorized(lay, tuple(member_ids), held)
 
