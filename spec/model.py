@@ -69,7 +69,7 @@ class PartitionSet(Mapping[str, np.ndarray]):
     A small set may be built from plain tuples (`of_lists`): its arrays are then made on first use, and
     `lists()` gives the tuples back to plain-Python code (an array-built set makes them on first use). A whole
     group's sets are slices of shared arrays (`sets_by_member`), cut on first use: making 2,100 sets of one
-    partition is then 1 ms, not 3.
+    partition then takes about 1.3 ms, not 3.
     """
 
     __slots__ = ("table", "_codes", "_bounds", "_indices", "is_sorted", "_lists", "count", "_src")
@@ -384,6 +384,13 @@ def gather(sets: Sequence[PartitionSet]) -> tuple[np.ndarray, np.ndarray, np.nda
     arrays = [s.arrays() for s in sets]
     return (np.concatenate([c for c, _, _ in arrays]), np.concatenate([b for _, b, _ in arrays]),
             np.concatenate([i for _, _, i in arrays]), np.array([len(c) for c, _, _ in arrays], dtype=np.int64))
+
+
+def run_lengths(bounds: np.ndarray, runs: np.ndarray) -> np.ndarray:
+    """Every topic run's length, from `gather`'s concatenated bounds and runs per set (a set's bounds have one
+    entry more than its runs, so the differences across two sets' bounds are dropped)."""
+    last = np.cumsum(runs + 1) - 1  # where each set's bounds end
+    return np.delete(bounds[1:] - bounds[:-1], last[:-1])
 
 
 def tables_of(sets: Sequence[PartitionSet]) -> tuple[list[TopicTable], np.ndarray]:

@@ -12,18 +12,10 @@ from .model import (
     TopicTable,
     gather,
     read_only,
+    run_lengths,
     sets_by_member,
     tables_of,
 )
-
-
-def _run_lengths(bounds: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """Run lengths of sets whose bounds arrays were concatenated (`ends`: where each array ends)."""
-    last = np.zeros(len(bounds), dtype=bool)
-    last[ends - 1] = True
-    first = np.zeros(len(bounds), dtype=bool)
-    first[np.concatenate(([0], ends[:-1]))] = True
-    return bounds[~first] - bounds[~last]
 
 
 def existing_claims(problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -52,7 +44,7 @@ def _existing_claims(problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarr
     remap = np.concatenate(remaps)
     # One row per claim: its member, its topic (global code) and its index.
     codes, bounds, indices, runs_of = gather(sets)
-    runs = _run_lengths(bounds, np.cumsum(runs_of + 1))
+    runs = run_lengths(bounds, runs_of)
     run_codes = codes + np.repeat(base, runs_of)
     topic = np.repeat(remap[run_codes], runs)
     who = np.repeat(np.array(position, dtype=np.int64), count_of)

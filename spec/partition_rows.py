@@ -30,6 +30,7 @@ from .model import (
     TopicPartition,
     gather,
     partitions_of,
+    run_lengths,
     tables_of,
 )
 from .ownership import valid_claims, valid_owned
@@ -151,8 +152,7 @@ def _build_vectorized(lay: Layout, member_ids: tuple[str, ...], held: list[tuple
     names = [n for t in tables for n in t.names]
     codes, bounds, indices, pieces = gather(sets)  # bounds: each set's, back to back
     piece_name = codes + np.repeat(base, pieces)  # per piece, into `names`
-    last = np.cumsum(pieces + 1) - 1  # where each set's bounds end
-    runs = np.delete(bounds[1:] - bounds[:-1], last[:-1])
+    runs = run_lengths(bounds, pieces)
     piece_member = np.repeat(np.array([mi for mi, _ in held], dtype=np.int64), pieces)
     index = indices.astype(np.int64)
     piece = np.repeat(np.arange(len(piece_name), dtype=np.int64), runs)
