@@ -10,6 +10,8 @@ goal so the ratios can be recomputed. Every output is checked against the spec's
 Shapes (seeded, `benchmarks/sticky_shapes.py`):
 - 1000 consumers x 10 000 partitions over 100 topics, each consumer 1-20 random topics: fresh, then after 10%
   re-subscribe and 5% leave (owned := the fresh output, generation 1); the same at 200 x 2000;
+- the same 1000 x 10 000 after a membership change only (5% leave; or 5% join), the common rebalance: the
+  flow's max-flow shortcut (impl/flow.py, keep-all network) decides it;
 - 5000 x 1 M over 500 topics, each consumer 1-20 random topics, fresh and churned the same way;
 - 2100 x 2100 on one topic (equal subscriptions) and 2100 x 2101 forcing the general path;
 - 2000 x 1 M (500 topics x 2000), second round: each member owns partition i of every topic (the shape
@@ -65,6 +67,14 @@ def _shapes(members: int, topics: int, partitions: int) -> list[tuple[str, Probl
     return [(f"{members}x{partitions} fresh", fresh, False), (f"{members}x{partitions} churn", after, True)]
 
 
+def membership_shapes(members: int, topics: int, partitions: int) -> list[tuple[str, Problem, bool]]:
+    """After 5% leave, and after 5% join, with nobody re-subscribing."""
+    fresh = random_subscriptions(members, topics, partitions, 20, seed=1)
+    out = STICKY.assign(fresh)
+    return [(f"{members}x{partitions} {label}", churn(fresh, out, resubscribe=0.0, seed=2, max_topics=20, **change),
+             True) for label, change in (("5% leave", {"leave": 0.05}), ("5% join", {"leave": 0.0, "join": 0.05}))]
+
+
 def one_partition_of_every_topic(members: int, topics: int, per_topic: int) -> Problem:
     """Round 2 after Kafka's first round at this size: member i owns partition i of every topic (generation 1)."""
     names = [f"topic{t:04d}" for t in range(topics)]
@@ -104,6 +114,8 @@ def _second_round(quick: bool) -> list[dict]:
 def run(quick: bool) -> list[dict]:
     rows = []
     for scenario, problem, sticky in _shapes(*((200, 100, 2000) if quick else (1000, 100, 10_000))):
+        rows.append(_compare(scenario, problem, sticky, repeat=5))
+    for scenario, problem, sticky in membership_shapes(*((200, 100, 2000) if quick else (1000, 100, 10_000))):
         rows.append(_compare(scenario, problem, sticky, repeat=5))
     if not quick:
         for scenario, problem, sticky in _shapes(5000, 500, 1_000_000):

@@ -23,7 +23,7 @@ from assigncheck.spec.model import Assignment, Problem, TopicTable
 from assigncheck.spec.ownership import valid_claims
 from benchmarks.bench_constrained import churn as leave_and_join
 from benchmarks.bench_constrained import uniform
-from benchmarks.bench_sticky import STICKY, _shapes
+from benchmarks.bench_sticky import STICKY, _shapes, membership_shapes
 
 
 def best_ms(fn: Callable[[Any], Any], make: Callable[[], Any], repeat: int = 9) -> float:
@@ -46,12 +46,13 @@ def _general(problem: Problem) -> dict[str, float]:
 
     return {"valid claims": best_ms(valid_claims, problem.replace),
             "pair table (valid claims in it)": best_ms(pair_table, problem.replace),
-            "flow (B and min-cost)": best_ms(flow, lambda: None),
+            "flow": best_ms(flow, lambda: None),
             "whole assign": best_ms(general.assign_general_sticky, problem.replace)}
 
 
 def main() -> None:
-    for name, problem, _ in _shapes(200, 100, 2000) + _shapes(1000, 100, 10_000):
+    for name, problem, _ in (_shapes(200, 100, 2000) + _shapes(1000, 100, 10_000)
+                             + membership_shapes(1000, 100, 10_000)):
         print(f"sticky {name}: {_general(problem)}")
     constrained, coop = registry.get("sticky-constrained"), registry.get("cooperative-sticky")
     fresh = uniform(2100, 1, 2100)

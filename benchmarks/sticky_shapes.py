@@ -21,9 +21,9 @@ def random_subscriptions(members: int, topics: int, partitions: int, max_topics:
 
 
 def churn(problem: Problem, assignment: Assignment, resubscribe: float, leave: float, seed: int,
-          max_topics: int) -> Problem:
+          max_topics: int, join: float = 0.0) -> Problem:
     """The next rebalance: owned := `assignment` (generation + 1), then a fraction of members picks new
-    topics and another fraction leaves."""
+    topics, another fraction leaves and `join` x members new ones join (each with a random member's topics)."""
     rng = np.random.default_rng(seed)
     after = next_round(problem, assignment)
     names = sorted(problem.topics)
@@ -39,6 +39,8 @@ def churn(problem: Problem, assignment: Assignment, resubscribe: float, leave: f
             chosen = rng.choice(len(names), size=int(rng.integers(1, max_topics + 1)), replace=False)
             m = Member(m.member_id, frozenset(names[j] for j in chosen), m.owned, m.generation)
         members.append(m)
+    for k in range(int(n * join)):
+        members.append(Member(f"joiner-{k:05d}", after.members[int(rng.integers(n))].subscription))
     return after.replace(members=tuple(members))
 
 

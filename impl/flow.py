@@ -1,16 +1,18 @@
 """The counting half of the general sticky assignor: how many partitions of each topic each member
-keeps and how many it receives, from a min-cost flow over (topic, member) pairs.
+keeps and how many it receives, from a flow over (topic, member) pairs.
 
 Partitions of one topic are interchangeable up to who owned them, so the network needs no node per
 partition: one node per subscribed topic `t` (supply `n_t`), one per member, one sink; per pair (t, m)
 with m subscribed to t a *retained* arc, capacity `|V_m ∩ t|` (m's valid claims on t; left out when
 0), cost 0, and a *new* arc, cost 1 per partition.
 
-`B` is the smallest feasible maximum member count (max flows: galloping up from a lower bound, then
-bisecting the last gap; usually one or two solves). A minimiser of Σcount² also minimises the largest
+`B` is the smallest feasible maximum member count. The banded networks below are tried first at a lower
+bound of B (the average, and each topic's share of its subscribers), which is usually B itself: bands met
+there prove it, with no search. Otherwise max flows find B (galloping up from the lower bound, then
+bisecting the last gap). A minimiser of Σcount² also minimises the largest
 count (it is decreasingly minimal, Frank & Murota), so no optimum gives anyone more than `B`.
 
-**Banded network (tried first).** Let `K_m` be the partitions m could take. If some complete assignment
+**Banded network.** Let `K_m` be the partitions m could take. If some complete assignment
 gives every member a count in `[min(K_m, B-1), min(K_m, B)]`, then the optimally balanced assignments
 are exactly the complete assignments within those bands: (a) every optimum is in them - it has maximum
 `B`, and a member below its band could take one partition along an exchange chain from a member at `B`
@@ -18,8 +20,16 @@ are exactly the complete assignments within those bands: (a) every optimum is in
 members with `K_m < B` are pinned at `K_m` and the others hold `B-1` or `B` with a fixed total, so Σcount²
 is the same for all. So the most retaining assignment in the bands is the answer: member m's count is a
 demand of its lower band plus one arc to the sink of capacity `hi - lo`, costs are 0/1, and the network
-has no per-count arcs. When the bands are infeasible (counts of the optimum spread over more than two
-values among the members that could take more), the convex network below decides.
+has no per-count arcs. When the bands are infeasible (counts of the optimum spread over more than two values
+among the members that could take more), the convex network below decides.
+
+**Keep-all network (tried before the banded one).** No assignment in the bands keeps more than
+`Σ min(O_m, hi_m)` (`O_m` = m's valid claims): a member keeps only its claims, and at most its count. When
+that much can be kept, a max flow finds such an assignment, and it is the answer (no rack costs): member m's
+retained arcs (capacity `|V_m ∩ t|`) feed a node that must pass exactly `min(O_m, hi_m)`, its new arcs at most
+`hi_m` minus that, and the bands' lower ends are demands, the rest going to the target through one spill
+node; the assignment is complete iff the flow is. On a fresh group nothing is kept and any complete flow in
+the bands is optimal. When less can be kept, or a pair pays a rack cost, the banded min-cost network decides.
 
 **Convex network (fallback).** Per member, unit arcs to the sink for its k-th partition,
 k = 1..min(K_m, B), cost `W·(2k-1)`, so a member holding k partitions pays `W·k²` (convex: the solver
@@ -49,15 +59,19 @@ class PairFlows:
     new: np.ndarray
 
 
+def _count_floor(sizes: np.ndarray, pair_topic: np.ndarray, reach: np.ndarray) -> int:
+    """A lower bound of B: the average over the members that can take anything, and each node's share over its
+    subscribers. Usually B itself."""
+    per_topic = np.bincount(pair_topic, minlength=len(sizes))
+    return max(-(-int(sizes.sum()) // int((reach > 0).sum())), int((-(-sizes // np.maximum(per_topic, 1))).max()))
+
+
 def _min_max_count(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray,
                    reach: np.ndarray) -> int:
     """The smallest B such that every partition can be placed with no member above B."""
     n_topics, n_members = len(sizes), len(reach)
     total = int(sizes.sum())
-    active = int((reach > 0).sum())
-    per_topic = np.bincount(pair_topic, minlength=n_topics)
-    lo = max(-(-total // active), int((-(-sizes // np.maximum(per_topic, 1))).max()))
-    hi = int(reach.max())
+    lo, hi = _count_floor(sizes, pair_topic, reach), int(reach.max())
     if lo >= hi:
         return hi
     source, sink = n_topics + n_members, n_topics + n_members + 1
@@ -136,6 +150,57 @@ def _banded(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, 
     return _solved(net, owns, arcs, len(pair_topic))
 
 
+def banded_max_flow(tails: list[int] | np.ndarray, heads: list[int] | np.ndarray, caps: list[int] | np.ndarray,
+                    source: int, target: int, total: int, n_topics: int, n_owns: int, n_pairs: int
+                    ) -> tuple[np.ndarray, np.ndarray] | None:
+    """A complete max flow of the keep-all banded network (`_banded_keep_all`), as the flows on its retained arcs
+    and on its new arcs, or None when it falls short of `total`."""
+    net = max_flow.SimpleMaxFlow()
+    arcs = net.add_arcs_with_capacity(tails, heads, caps)
+    if net.solve(source, target) != net.OPTIMAL:
+        raise RuntimeError("max flow failed")
+    if net.optimal_flow() != total:
+        return None
+    flows = net.flows(arcs[n_topics:n_topics + n_owns + n_pairs])
+    return flows[:n_owns], flows[n_owns:]
+
+
+def _banded_keep_all(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, pair_owned: np.ndarray,
+                     reach: np.ndarray, bound: int) -> PairFlows | None:
+    """`_banded` by a max flow, when no pair pays a rack cost and the most any assignment in the bands could keep
+    can be kept (module docstring); else None."""
+    n_topics, n_members, n_pairs = len(sizes), len(reach), len(pair_topic)
+    lo, hi = np.minimum(reach, bound - 1), np.minimum(reach, bound)
+    claims = np.bincount(pair_member, weights=pair_owned, minlength=n_members).astype(np.int64)
+    keep = np.minimum(claims, hi)
+    need = np.maximum(lo - keep, 0)
+    total = int(sizes.sum())
+    spare = total - int(keep.sum()) - int(need.sum())
+    if spare < 0:  # the lower bands alone ask for more than there is
+        return None
+    # A member that needs more than the partitions nobody is bound to keep on its topics (members within their
+    # band keep every claim) cannot get it: skip the solve (a member that re-subscribed, say).
+    bound_to = np.bincount(pair_topic, weights=np.where((claims <= hi)[pair_member], pair_owned, 0),
+                           minlength=n_topics)
+    if (need > np.bincount(pair_member, weights=(sizes - bound_to)[pair_topic], minlength=n_members)).any():
+        return None
+    members, keepers = n_topics + np.arange(n_members), n_topics + n_members + np.arange(n_members)
+    spill, source, target = n_topics + 2 * n_members, n_topics + 2 * n_members + 1, n_topics + 2 * n_members + 2
+    owns = np.flatnonzero(pair_owned > 0)
+    tails = np.concatenate((np.full(n_topics, source), pair_topic[owns], pair_topic, keepers, members, members,
+                            [spill]))
+    heads = np.concatenate((np.arange(n_topics), keepers[pair_member[owns]], members[pair_member],
+                            np.full(2 * n_members, target), np.full(n_members, spill), [target]))
+    caps = np.concatenate((sizes, pair_owned[owns], np.minimum(sizes[pair_topic], (hi - keep)[pair_member]), keep,
+                           need, hi - keep - need, [spare]))
+    flows = banded_max_flow(tails, heads, caps, source, target, total, n_topics, len(owns), n_pairs)
+    if flows is None:
+        return None
+    kept = np.zeros(n_pairs, dtype=np.int64)
+    kept[owns] = flows[0]
+    return PairFlows(kept, flows[1])
+
+
 def _convex(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, pair_owned: np.ndarray,
             reach: np.ndarray, bound: int, rack_cost: np.ndarray) -> PairFlows:
     n_topics, n_members = len(sizes), len(reach)
@@ -172,12 +237,25 @@ def solve_counts(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndar
         zero = np.zeros(n_pairs, dtype=np.int64)
         return PairFlows(zero, zero.copy())
     reach = np.bincount(pair_member, weights=sizes[pair_topic], minlength=n_members).astype(np.int64)
-    bound = _min_max_count(sizes, pair_topic, pair_member, reach)
     pair_owned = pair_owned.astype(np.int64)
     rack_cost = np.zeros(n_pairs, dtype=np.int64)
     if pair_mismatch is not None and pair_mismatch.any():
         rack_cost[pair_mismatch] = int(sizes.sum()) + 1  # above any retention difference (new arcs cost 1 each)
-    banded = _banded(sizes, pair_topic, pair_member, pair_owned, reach, bound, rack_cost)
-    if banded is not None:
-        return banded
+
+    def banded(bound: int) -> PairFlows | None:
+        if not rack_cost.any():
+            flows = _banded_keep_all(sizes, pair_topic, pair_member, pair_owned, reach, bound)
+            if flows is not None:
+                return flows
+        return _banded(sizes, pair_topic, pair_member, pair_owned, reach, bound, rack_cost)
+
+    # Bands met at the lower bound of B prove it is B (no count above it): one solve, no search for B.
+    floor = _count_floor(sizes, pair_topic, reach)
+    flows = banded(floor)
+    if flows is not None:
+        return flows
+    bound = _min_max_count(sizes, pair_topic, pair_member, reach)
+    flows = banded(bound) if bound != floor else None
+    if flows is not None:
+        return flows
     return _convex(sizes, pair_topic, pair_member, pair_owned, reach, bound, rack_cost)

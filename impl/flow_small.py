@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from ortools.graph.python import min_cost_flow
 
-from .flow import _min_max_count
+from .flow import _min_max_count, banded_max_flow
 
 GALE_TOPICS = 6
 
@@ -54,6 +54,37 @@ def _pair_arcs(sizes: list[int], pair_topic: list[int], pair_member: list[int], 
                                                                                                     pair_member)],
            [c + 1 for c in rack_cost]]
     return owns, [a + b for a, b in zip(keep, new)]
+
+
+def _keep_all(sizes: list[int], pair_topic: list[int], pair_member: list[int], pair_owned: list[int], lo: list[int],
+              hi: list[int]) -> tuple[list[int], list[int]] | None:
+    """`flow._banded_keep_all` on the same network, arc for arc."""
+    n_topics, n_members, n_pairs = len(sizes), len(lo), len(pair_topic)
+    owned = [0] * n_members
+    for m, o in zip(pair_member, pair_owned):
+        owned[m] += o
+    keep = [min(o, h) for o, h in zip(owned, hi)]
+    need = [max(x - k, 0) for x, k in zip(lo, keep)]
+    spill, source, target = n_topics + 2 * n_members, n_topics + 2 * n_members + 1, n_topics + 2 * n_members + 2
+    members, keepers = list(range(n_topics, n_topics + n_members)), list(range(n_topics + n_members, spill))
+    total = sum(sizes)
+    spare = total - sum(keep) - sum(need)
+    if spare < 0:
+        return None
+    owns = [i for i, o in enumerate(pair_owned) if o > 0]
+    tails = [source] * n_topics + [pair_topic[i] for i in owns] + pair_topic + keepers + members + members + [spill]
+    heads = list(range(n_topics)) + [keepers[pair_member[i]] for i in owns] + [n_topics + m for m in pair_member] \
+        + [target] * (2 * n_members) + [spill] * n_members + [target]
+    caps = sizes + [pair_owned[i] for i in owns] \
+        + [min(sizes[t], hi[m] - keep[m]) for t, m in zip(pair_topic, pair_member)] + keep + need \
+        + [h - k - x for h, k, x in zip(hi, keep, need)] + [spare]
+    flows = banded_max_flow(tails, heads, caps, source, target, total, n_topics, len(owns), n_pairs)
+    if flows is None:
+        return None
+    kept = [0] * n_pairs
+    for i, f in zip(owns, flows[0].tolist()):
+        kept[i] = f
+    return kept, flows[1].tolist()
 
 
 def _solved(net: min_cost_flow.SimpleMinCostFlow, owns: list[int], arcs: np.ndarray, n_pairs: int
@@ -105,13 +136,15 @@ def _solve_counts(sizes: list[int], pair_topic: list[int], pair_member: list[int
     n_topics = len(sizes)
     sink = n_topics + members
     lo, hi = [min(r, bound - 1) for r in reach], [min(r, bound) for r in reach]
-    net = min_cost_flow.SimpleMinCostFlow()
-    owns, (tails, heads, caps, costs) = _pair_arcs(sizes, pair_topic, pair_member, pair_owned, hi, rack_cost)
-    arcs = net.add_arcs_with_capacity_and_unit_cost(tails, heads, caps, costs)
-    net.add_arcs_with_capacity_and_unit_cost(list(range(n_topics, sink)), [sink] * members,
-                                             [h - x for h, x in zip(hi, lo)], [0] * members)
-    net.set_nodes_supplies(list(range(sink + 1)), sizes + [-x for x in lo] + [sum(lo) - total])
-    banded = _solved(net, owns, arcs, n_pairs)
+    banded = None if any(rack_cost) else _keep_all(sizes, pair_topic, pair_member, pair_owned, lo, hi)
+    if banded is None:
+        net = min_cost_flow.SimpleMinCostFlow()
+        owns, (tails, heads, caps, costs) = _pair_arcs(sizes, pair_topic, pair_member, pair_owned, hi, rack_cost)
+        arcs = net.add_arcs_with_capacity_and_unit_cost(tails, heads, caps, costs)
+        net.add_arcs_with_capacity_and_unit_cost(list(range(n_topics, sink)), [sink] * members,
+                                                 [h - x for h, x in zip(hi, lo)], [0] * members)
+        net.set_nodes_supplies(list(range(sink + 1)), sizes + [-x for x in lo] + [sum(lo) - total])
+        banded = _solved(net, owns, arcs, n_pairs)
     if banded is not None:
         return banded
     weight = max(rack_cost) * total + sum(pair_owned) + 1

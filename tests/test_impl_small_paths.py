@@ -73,6 +73,29 @@ def test_small_flow_picks_the_same_optimum(net):
         flow._min_max_count(arr[0], arr[1], arr[2], reach)
 
 
+@settings(max_examples=400, deadline=None)
+@given(networks())
+def test_keep_all_flow_is_a_most_retaining_banded_flow(net):
+    """The max-flow shortcut (`flow._banded_keep_all`) answers only with a complete flow in the bands that keeps as
+    much as the min-cost banded flow; it may give up where the min-cost flow succeeds, never the other way round,
+    and never on a network with nothing to keep."""
+    sizes, pair_node, pair_member, owned, members, _, _ = net
+    sizes, pair_node, pair_member, owned = (np.array(x, dtype=np.int64) for x in (sizes, pair_node, pair_member, owned))
+    reach = np.bincount(pair_member, weights=sizes[pair_node], minlength=members).astype(np.int64)
+    bound = flow._min_max_count(sizes, pair_node, pair_member, reach)
+    fast = flow._banded_keep_all(sizes, pair_node, pair_member, owned, reach, bound)
+    slow = flow._banded(sizes, pair_node, pair_member, owned, reach, bound, np.zeros(len(owned), dtype=np.int64))
+    if slow is not None and not owned.any():
+        assert fast is not None
+    if fast is None:
+        return
+    assert slow is not None and fast.keep.sum() == slow.keep.sum()
+    assert (fast.keep >= 0).all() and (fast.keep <= owned).all() and (fast.new >= 0).all()
+    assert (np.bincount(pair_node, weights=fast.keep + fast.new, minlength=len(sizes)) == sizes).all()
+    counts = np.bincount(pair_member, weights=fast.keep + fast.new, minlength=members)
+    assert (counts >= np.minimum(reach, bound - 1)).all() and (counts <= np.minimum(reach, bound)).all()
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(sticky_rounds(), problems(racks=None)))
 def test_withhold_small_path_agrees(problem):
