@@ -23,13 +23,15 @@ demand of its lower band plus one arc to the sink of capacity `hi - lo`, costs a
 has no per-count arcs. When the bands are infeasible (counts of the optimum spread over more than two values
 among the members that could take more), the convex network below decides.
 
-**Keep-all network (tried before the banded one).** No assignment in the bands keeps more than
+**Keep-all network (tried before the min-cost one).** No assignment in the bands keeps more than
 `Σ min(O_m, hi_m)` (`O_m` = m's valid claims): a member keeps only its claims, and at most its count. When
 that much can be kept, a max flow finds such an assignment, and it is the answer (no rack costs): member m's
 retained arcs (capacity `|V_m ∩ t|`) feed a node that must pass exactly `min(O_m, hi_m)`, its new arcs at most
 `hi_m` minus that, and the bands' lower ends are demands, the rest going to the target through one spill
 node; the assignment is complete iff the flow is. On a fresh group nothing is kept and any complete flow in
-the bands is optimal. When less can be kept, or a pair pays a rack cost, the banded min-cost network decides.
+the bands is optimal. Two counts rule the solve out first (the keeps and the lower bands exceed the
+partitions; a member needs more than its topics have beyond what members within their bands keep). When less
+can be kept, or a pair pays a rack cost, the banded min-cost network decides.
 
 **Convex network (fallback).** Per member, unit arcs to the sink for its k-th partition,
 k = 1..min(K_m, B), cost `W·(2k-1)`, so a member holding k partitions pays `W·k²` (convex: the solver
