@@ -44,6 +44,7 @@ from .model import (
     EMPTY,
     INT32_MAX,
     INT32_MIN,
+    SMALL_ROWS,
     AnyProblem,
     Assignment,
     Client,
@@ -55,6 +56,7 @@ from .model import (
     StreamsProblem,
     TopicOffsets,
     TopicTable,
+    sets_of_grouped_rows,
 )
 
 FORMAT_VERSION = 1
@@ -126,25 +128,55 @@ def _index_list(value: Any, path: str) -> np.ndarray:
     return np.array(_checked_ints(_list(value, path), path), dtype=np.int32)
 
 
-def _partitions(value: Any, path: str) -> Partitions:
-    """{topic: [index, ...]} as one PartitionSet, built from one flat list (a member owning one partition of
-    each of 500 topics costs one array, not 500)."""
+def _partition_lists(value: Any, path: str) -> dict[str, list[int]]:
+    """{topic: [index, ...]} checked, without its empty lists."""
     obj = _object(value, path)
     lists: dict[str, list[int]] = {}
     for t, v in obj.items():  # exact types first: json.loads makes them, and the checks' calls add up
         items = v if type(v) is list else _list(v, f"{path}.{t}")
         if items:
             lists[t if type(t) is str else _str(t, path)] = items
+    flat = [x for items in lists.values() for x in items]
+    if flat and not (all(type(x) is int for x in flat) and INT32_MIN <= min(flat) and max(flat) <= INT32_MAX):
+        for t, items in lists.items():  # name the first offender
+            _checked_ints(items, f"{path}.{t}")
+    return lists
+
+
+def _partitions(value: Any, path: str) -> Partitions:
+    """{topic: [index, ...]} as one PartitionSet, built from one flat list (a member owning one partition of
+    each of 500 topics costs one array, not 500)."""
+    return _set_of(_partition_lists(value, path))
+
+
+def _set_of(lists: dict[str, list[int]]) -> Partitions:
     if not lists:
         return EMPTY
     table = TopicTable.of(tuple(sorted(lists)))
-    flat = [x for t in table.names for x in lists[t]]
-    if not (all(type(x) is int for x in flat) and INT32_MIN <= min(flat) and max(flat) <= INT32_MAX):
-        for t, items in lists.items():  # name the first offender
-            _checked_ints(items, f"{path}.{t}")
     lengths = [len(lists[t]) for t in table.names]
     codes = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
-    return PartitionSet.from_rows(table, codes, np.array(flat, dtype=np.int32))
+    return PartitionSet.from_rows(table, codes, np.array([x for t in table.names for x in lists[t]], dtype=np.int32))
+
+
+def _sets_of(lists: list[dict[str, list[int]]]) -> list[Partitions]:
+    """Every member's claims at once: a group's sets cut from shared arrays (`model.sets_of_grouped_rows`, what
+    whole-group readers gather fastest), in the order they were listed; a few claims, one set each."""
+    if sum(len(items) for one in lists for items in one.values()) <= SMALL_ROWS:
+        return [_set_of(one) for one in lists]
+    table = TopicTable.of(tuple(sorted(set().union(*lists))))
+    code = table.code
+    run_code, run_length, flat, per_member = [], [], [], []
+    for one in lists:
+        topics = sorted(one)
+        for t in topics:
+            items = one[t]
+            run_code.append(code[t])
+            run_length.append(len(items))
+            flat += items
+        per_member.append(sum(len(one[t]) for t in topics))
+    return sets_of_grouped_rows(len(lists), table, np.repeat(np.arange(len(lists), dtype=np.int64), per_member),
+                                np.repeat(np.array(run_code, dtype=np.int64), run_length),
+                                np.array(flat, dtype=np.int32), as_listed=True)
 
 
 def _format_version(doc: Mapping[str, Any]) -> None:
@@ -156,21 +188,25 @@ def _format_version(doc: Mapping[str, Any]) -> None:
                                     f"integer {FORMAT_VERSION})")
 
 
-def member_from_json(obj: Any, path: str) -> Member:
+def _member_fields(obj: Any, path: str) -> tuple[dict[str, Any], dict[str, list[int]]]:
+    """A member's fields but its claims, and its claims as checked lists (fields checked in document order)."""
     obj = _object(obj, path)
     _check_keys(obj, path, {"id", "subscription"}, {"owned", "generation", "instance_id", "rack"})
     subs = _list(obj["subscription"], f"{path}.subscription")
     subscription = frozenset(subs) if all(type(t) is str for t in subs) else \
         frozenset(_str(t, f"{path}.subscription[{i}]") for i, t in enumerate(subs))
+    member_id = _str(obj["id"], f"{path}.id")
+    owned = _partition_lists(obj.get("owned", {}), f"{path}.owned")
     generation = obj.get("generation")
-    return Member(
-        member_id=_str(obj["id"], f"{path}.id"),
-        subscription=subscription,
-        owned=_partitions(obj.get("owned", {}), f"{path}.owned"),
-        generation=-1 if generation is None else _int(generation, f"{path}.generation"),
-        instance_id=_opt_str(obj.get("instance_id"), f"{path}.instance_id"),
-        rack=_opt_str(obj.get("rack"), f"{path}.rack"),
-    )
+    return {"member_id": member_id, "subscription": subscription,
+            "generation": -1 if generation is None else _int(generation, f"{path}.generation"),
+            "instance_id": _opt_str(obj.get("instance_id"), f"{path}.instance_id"),
+            "rack": _opt_str(obj.get("rack"), f"{path}.rack")}, owned
+
+
+def member_from_json(obj: Any, path: str) -> Member:
+    fields, owned = _member_fields(obj, path)
+    return Member(owned=_set_of(owned), **fields)
 
 
 def _topics(value: Any, path: str, *, what: str = "partitions", limit: int = MAX_PARTITIONS) -> dict[str, int]:
@@ -273,7 +309,8 @@ def _consumer_problem(doc: Mapping[str, Any]) -> Problem:
     topics = _topics(doc["topics"], "topics")
     member_docs = _sized_list(doc["members"], "members", MAX_MEMBERS)
     _check_rows(_fields_of(member_docs, "owned"), "members", "owned partitions in total")
-    members = [member_from_json(m, f"members[{i}]") for i, m in enumerate(member_docs)]
+    parsed = [_member_fields(m, f"members[{i}]") for i, m in enumerate(member_docs)]
+    members = [Member(owned=owned, **fields) for (fields, _), owned in zip(parsed, _sets_of([o for _, o in parsed]))]
     _unique_ids([m.member_id for m in members], "members")
     protocol = _str(doc.get("protocol", "eager"), "protocol")
     if protocol not in PROTOCOLS:

@@ -342,6 +342,14 @@ def _sets_vectorized(members: int, member_row: np.ndarray, table: TopicTable, to
     else:  # junk indices (negative, huge): the general sort
         order = np.lexsort((index_row, topic_row, member_row))
         member_row, topic_row, index_row = member_row[order], topic_row[order], index_row[order]
+    return sets_of_grouped_rows(members, table, member_row, topic_row, index_row)
+
+
+def sets_of_grouped_rows(members: int, table: TopicTable, member_row: np.ndarray, topic_row: np.ndarray,
+                         index_row: np.ndarray, *, as_listed: bool = False) -> list[PartitionSet]:
+    """One set per member position from rows grouped by (member, topic code), codes ascending within a member;
+    each set is cut from the shared arrays on first use. With `as_listed`, each topic's indices stay in the
+    order given and a set is marked sorted only if they ascend; otherwise they must ascend already."""
     index_row.setflags(write=False)
     n = len(member_row)
     new_run = np.ones(n, dtype=bool)
@@ -358,13 +366,17 @@ def _sets_vectorized(members: int, member_row: np.ndarray, table: TopicTable, to
     rel[np.arange(len(heads)) + run_member] = heads - rows_at[run_member]
     rel[runs_at[1:] + slot] = rows_at[1:] - rows_at[:-1]
     shared = (run_codes, rel, index_row, rows_at, runs_at)
+    ordered = [True] * members
+    if as_listed:
+        descents = (index_row[1:] < index_row[:-1]) & ~new_run[1:]
+        ordered = (np.bincount(member_row[1:][descents], minlength=members) == 0).tolist()
     # Sets made inline (see `PartitionSet._src`): a constructor call per member was a third of the cost.
     new, out = PartitionSet.__new__, []
     add = out.append
     for i, n in enumerate(np.diff(rows_at).tolist()):
         if n:
             s = new(PartitionSet)
-            s.table, s.is_sorted, s._src, s.count = table, True, (shared, i), n
+            s.table, s.is_sorted, s._src, s.count = table, ordered[i], (shared, i), n
             s._codes = s._bounds = s._indices = s._lists = None
             add(s)
         else:

@@ -1,6 +1,8 @@
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from assigncheck.spec.errors import FormatError
 from assigncheck.spec.json_format import (
@@ -12,7 +14,7 @@ from assigncheck.spec.json_format import (
     problem_to_json,
     save_problem,
 )
-from assigncheck.spec.model import Assignment, Client, Member, Problem, StreamsProblem
+from assigncheck.spec.model import SMALL_ROWS, Assignment, Client, Member, Problem, StreamsProblem
 
 
 def _doc(**over):
@@ -35,6 +37,29 @@ def test_round_trip_keeps_junk_claims_as_sent():
     again = problem_from_json(problem_to_json(p))
     assert problem_to_json(again) == problem_to_json(p)
     assert again.members[1].instance_id == "i1" and again.members[1].generation == -1
+
+
+claims = st.dictionaries(st.sampled_from(["a", "b", "c", "zz"]), st.lists(st.integers(-3, 40), max_size=12),
+                         max_size=4)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(claims, min_size=1, max_size=12))
+def test_a_groups_claims_are_read_as_listed(owned):
+    """A document's claims, read together as one group's shared arrays (more than SMALL_ROWS of them) or one set
+    each: every member's topics in name order, each topic's indices as listed (repeats and junk kept), and a
+    set marked sorted only when they ascend."""
+    doc = {"format": 1, "topics": {"a": 30, "b": 5},
+           "members": [{"id": f"m{i}", "subscription": ["a"], "owned": o} for i, o in enumerate(owned)]}
+    members = problem_from_json(doc).members
+    for m, listed in zip(members, owned):
+        expected = {t: v for t, v in sorted(listed.items()) if v}
+        assert [(t, m.owned[t].tolist()) for t in m.owned] == list(expected.items())
+        assert m.owned.count == sum(map(len, expected.values()))
+        assert not m.owned.is_sorted or all(v == sorted(v) for v in expected.values())
+    held = [m.owned for m in members if m.owned.count]
+    if sum(s.count for s in held) > SMALL_ROWS:
+        assert len({id(s._src[0]) for s in held}) == 1  # one group: whole-group readers gather it at once
 
 
 def test_lag_and_racks_round_trip():
