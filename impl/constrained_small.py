@@ -27,7 +27,8 @@ class SmallLayout:
 
     @classmethod
     def of(cls, problem: Problem) -> SmallLayout:
-        order = sorted(range(len(problem.members)), key=lambda i: problem.members[i].member_id)
+        ids = [m.member_id for m in problem.members]
+        order = sorted(range(len(ids)), key=ids.__getitem__)
         subscription = problem.members[order[0]].subscription if order else frozenset()
         table = TopicTable(t for t in subscription if t in problem.topics)
         offsets = [0]

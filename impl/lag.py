@@ -15,6 +15,8 @@ spec's reference `spec/reference/lag.py` on every problem (`promises.exact = "la
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 import numpy as np
 
 from assigncheck.spec.errors import InputError
@@ -67,7 +69,7 @@ def deal_topic(lags: np.ndarray, n_members: int) -> np.ndarray:
 
 def _assign_small(problem: Problem) -> Assignment:
     """`assign_lag` in plain Python for small problems (the same laps)."""
-    members = sorted(problem.members, key=lambda m: m.member_id)
+    members = sorted(problem.members, key=attrgetter("member_id"))
     table = TopicTable(t for t in problem.subscribed_topics() if problem.topics[t])
     member_row: list[int] = []
     topic_row: list[int] = []
@@ -90,7 +92,7 @@ def _assign_small(problem: Problem) -> Assignment:
 def assign_lag(problem: Problem) -> Assignment:
     if is_small(problem):
         return _assign_small(problem)
-    members = sorted(problem.members, key=lambda m: m.member_id)
+    members = sorted(problem.members, key=attrgetter("member_id"))
     result: dict[str, dict[str, np.ndarray]] = {m.member_id: {} for m in members}
     subscribers_of: dict[str, list[str]] = {}
     for m in members:  # one pass over subscriptions, so each topic's subscribers come out in id order

@@ -12,6 +12,8 @@ masks, never Python loops over partitions.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
+from operator import is_not
 
 import numpy as np
 
@@ -60,7 +62,8 @@ class PairTable:
 
 
 def pair_table(problem: Problem) -> PairTable:
-    order = sorted(range(len(problem.members)), key=lambda i: problem.members[i].member_id)
+    ids = [m.member_id for m in problem.members]
+    order = sorted(range(len(ids)), key=ids.__getitem__)
     members = [problem.members[i] for i in order]
     wanted = set().union(*(m.subscription for m in members)) if members else set()
     table = TopicTable(t for t, n in problem.topics.items() if n > 0 and t in wanted)
@@ -79,9 +82,10 @@ def pair_table(problem: Problem) -> PairTable:
     code = table.code
     flat: list[int] = []
     lengths: list[int] = []
-    for sub in subscriptions:
+    known = partial(is_not, None)
+    for sub in subscriptions:  # C-level filter and lookups: nearly every member's subscription is distinct
         before = len(flat)
-        flat += [code[t] for t in sub if t in code]
+        flat += filter(known, map(code.get, sub))
         lengths.append(len(flat) - before)
     sub_len = np.array(lengths, dtype=np.int64)
     sub_start = np.cumsum(sub_len) - sub_len

@@ -18,7 +18,7 @@ from assigncheck.spec.small_views import is_small
 
 from .require import require_problem
 
-_INSTANCE_ID = attrgetter("instance_id")
+_INSTANCE_ID, _MEMBER_ID = attrgetter("instance_id"), attrgetter("member_id")
 
 
 def member_info_order(problem: Problem) -> list[Member]:
@@ -27,8 +27,7 @@ def member_info_order(problem: Problem) -> list[Member]:
     members = problem.members
     if set(map(_INSTANCE_ID, members)) - {None}:
         return sorted(members, key=Member.sort_key)
-    ids = [m.member_id for m in members]
-    return [members[i] for i in sorted(range(len(ids)), key=ids.__getitem__)]
+    return sorted(members, key=_MEMBER_ID)
 
 
 def subscriber_positions(problem: Problem) -> tuple[list[Member], dict[str, np.ndarray]]:

@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from assigncheck.spec.model import Assignment, Problem, TopicTable
 from assigncheck.spec.ownership import valid_claims, valid_owned
 from assigncheck.spec.racks import member_rack, rack_aware, rack_layout
@@ -21,7 +23,7 @@ class SmallPairs:
                  "pair_owned", "pair_mismatch", "claim_pair", "claim_gid", "member_class")
 
     def __init__(self, problem: Problem) -> None:
-        members = sorted(problem.members, key=lambda m: m.member_id)
+        members = sorted(problem.members, key=attrgetter("member_id"))
         n = len(members)
         subs = [m.subscription for m in members]
         wanted = set().union(*subs) if members else set()

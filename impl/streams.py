@@ -182,7 +182,8 @@ def assign_streams(problem: StreamsProblem) -> Assignment:
         out.append(parts)
 
     pool = _Pool(free)
-    order = sorted(range(len(problem.clients)), key=lambda i: problem.clients[i].client_id)
+    ids = [c.client_id for c in problem.clients]
+    order = sorted(range(len(ids)), key=ids.__getitem__)
     receiving = [ci for ci in order if sum(held[ci]) < quota[ci]]
     takers = {ci: _Taker(held[ci], quota[ci], sizes, total, _standbys(problem.clients[ci], pos, sizes))
               for ci in receiving}

@@ -611,7 +611,7 @@ class Assignment:
         or (small paths) plain int lists."""
         sets = sets_by_member(len(member_ids), member_row, table, topic_row, index_row)
         out = object.__new__(cls)  # the sets are canonical already: skip __post_init__'s re-sorting
-        object.__setattr__(out, "by_member", MappingProxyType(dict(zip(map(str, member_ids), sets))))
+        object.__setattr__(out, "by_member", MappingProxyType(dict(zip(member_ids, sets))))
         return out
 
     @classmethod
@@ -648,7 +648,7 @@ class Assignment:
             bounds.append(len(flat))
             sets.append(of_lists(table, tuple(codes), tuple(bounds), tuple(flat), True))
         out = object.__new__(cls)
-        object.__setattr__(out, "by_member", MappingProxyType(dict(zip(map(str, member_ids), sets))))
+        object.__setattr__(out, "by_member", MappingProxyType(dict(zip(member_ids, sets))))
         return out
 
     @classmethod
