@@ -32,13 +32,14 @@ import os
 import stat
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .errors import FormatError, InputError
-from .json_input import JSONSyntaxError, decode, file_kind, load_json, parse_json, read_input
+from .json_input import JSONSyntaxError, decode, file_kind, gc_paused, load_json, parse_json, read_input
 from .limits import MAX_MEMBERS, MAX_PARTITIONS, MAX_TASKS, MAX_TOPICS, check_limit
 from .model import (
     EMPTY,
@@ -131,16 +132,25 @@ def _index_list(value: Any, path: str) -> np.ndarray:
 def _partition_lists(value: Any, path: str) -> dict[str, list[int]]:
     """{topic: [index, ...]} checked, without its empty lists."""
     obj = _object(value, path)
-    lists: dict[str, list[int]] = {}
-    for t, v in obj.items():  # exact types first: json.loads makes them, and the checks' calls add up
-        items = v if type(v) is list else _list(v, f"{path}.{t}")
-        if items:
-            lists[t if type(t) is str else _str(t, path)] = items
-    flat = [x for items in lists.values() for x in items]
-    if flat and not (all(type(x) is int for x in flat) and INT32_MIN <= min(flat) and max(flat) <= INT32_MAX):
+    # Exact types first, with C-level passes (json.loads makes them; a group's claims can be a million).
+    if _only(obj, str) and _only(obj.values(), list):
+        lists = {t: v for t, v in obj.items() if v}
+    else:
+        lists = {}
+        for t, v in obj.items():
+            items = v if type(v) is list else _list(v, f"{path}.{t}")
+            if items:
+                lists[t if type(t) is str else _str(t, path)] = items
+    flat = list(chain.from_iterable(lists.values()))
+    if flat and not (_only(flat, int) and INT32_MIN <= min(flat) and max(flat) <= INT32_MAX):
         for t, items in lists.items():  # name the first offender
             _checked_ints(items, f"{path}.{t}")
     return lists
+
+
+def _only(values: Iterable[Any], kind: type) -> bool:
+    """Every value is exactly of `kind` (not a subclass: bool is not int), in one C-level pass."""
+    return set(map(type, values)) <= {kind}
 
 
 def _partitions(value: Any, path: str) -> Partitions:
@@ -161,19 +171,21 @@ def _set_of(lists: dict[str, list[int]]) -> Partitions:
 def _sets_of(lists: list[dict[str, list[int]]]) -> list[Partitions]:
     """Every member's claims at once: a group's sets cut from shared arrays (`model.sets_of_grouped_rows`, what
     whole-group readers gather fastest), in the order they were listed; a few claims, one set each."""
-    if sum(len(items) for one in lists for items in one.values()) <= SMALL_ROWS:
+    if sum(sum(map(len, one.values())) for one in lists) <= SMALL_ROWS:
         return [_set_of(one) for one in lists]
     table = TopicTable.of(tuple(sorted(set().union(*lists))))
-    code = table.code
-    run_code, run_length, flat, per_member = [], [], [], []
-    for one in lists:
+    code = table.code.__getitem__
+    run_code: list[int] = []
+    run_length: list[int] = []
+    flat: list[int] = []
+    per_member = []
+    for one in lists:  # C-level passes per member, none per topic or partition
         topics = sorted(one)
-        for t in topics:
-            items = one[t]
-            run_code.append(code[t])
-            run_length.append(len(items))
-            flat += items
-        per_member.append(sum(len(one[t]) for t in topics))
+        run_code += map(code, topics)
+        lengths = list(map(len, map(one.__getitem__, topics)))
+        run_length += lengths
+        flat += chain.from_iterable(map(one.__getitem__, topics))
+        per_member.append(sum(lengths))
     return sets_of_grouped_rows(len(lists), table, np.repeat(np.arange(len(lists), dtype=np.int64), per_member),
                                 np.repeat(np.array(run_code, dtype=np.int64), run_length),
                                 np.array(flat, dtype=np.int32), as_listed=True)
@@ -193,7 +205,7 @@ def _member_fields(obj: Any, path: str) -> tuple[dict[str, Any], dict[str, list[
     obj = _object(obj, path)
     _check_keys(obj, path, {"id", "subscription"}, {"owned", "generation", "instance_id", "rack"})
     subs = _list(obj["subscription"], f"{path}.subscription")
-    subscription = frozenset(subs) if all(type(t) is str for t in subs) else \
+    subscription = frozenset(subs) if _only(subs, str) else \
         frozenset(_str(t, f"{path}.subscription[{i}]") for i, t in enumerate(subs))
     member_id = _str(obj["id"], f"{path}.id")
     owned = _partition_lists(obj.get("owned", {}), f"{path}.owned")
@@ -228,7 +240,12 @@ def _sized_list(value: Any, path: str, limit: int) -> list[Any]:
 def _check_rows(sets: Iterable[Any], path: str, what: str) -> None:
     """Partition lists of all members together (claims, an output) are bounded like partitions: one row
     each, counted before any is built."""
-    total = sum(len(v) for s in sets if isinstance(s, dict) for v in s.values() if isinstance(v, list))
+    total = 0
+    for s in sets:
+        if isinstance(s, dict):
+            values = s.values()
+            total += sum(map(len, values)) if _only(values, list) else \
+                sum(len(v) for v in values if isinstance(v, list))
     check_limit(path, total, MAX_PARTITIONS, what)
 
 
@@ -353,9 +370,11 @@ def problem_from_json(doc: Any) -> AnyProblem:
     _format_version(doc)
     kind = doc.get("kind", "consumer")
     if kind == "consumer":
-        return _consumer_problem(doc)
+        with gc_paused():
+            return _consumer_problem(doc)
     if kind == "streams":
-        return _streams_problem(doc)
+        with gc_paused():
+            return _streams_problem(doc)
     raise FormatError("kind", f"must be 'consumer' or 'streams', got {brief(kind)}")
 
 
