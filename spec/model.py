@@ -14,6 +14,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import attrgetter, itemgetter
 from types import MappingProxyType
 from typing import Any, Literal, TypeAlias, TypeVar
 
@@ -384,15 +385,18 @@ def sets_of_grouped_rows(members: int, table: TopicTable, member_row: np.ndarray
     return out
 
 
+_SRC, _TABLE, _FIRST, _SECOND = attrgetter("_src"), attrgetter("table"), itemgetter(0), itemgetter(1)
+_SUBSCRIPTION = attrgetter("subscription")
+
+
 def gather(sets: Sequence[PartitionSet]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The sets' (codes, bounds, indices) concatenated, and each set's number of topic runs: what whole-group
     code reads. Sets cut from one group's shared arrays (`sets_by_member`: an assignment, or claims fed back
     from one) are gathered with three index arrays, not three slices per set."""
-    srcs = [s._src for s in sets]
-    first = srcs[0] if srcs else None
-    if first is not None and all(x is not None and x[0] is first[0] for x in srcs):
-        codes, bounds, indices, rows_at, runs_at = first[0]
-        i = np.array([x[1] for x in srcs], dtype=np.int64)
+    srcs = list(map(_SRC, sets))  # C-level passes throughout: a group can have thousands of members
+    if srcs and None not in srcs and len(set(map(id, map(_FIRST, srcs)))) == 1:
+        codes, bounds, indices, rows_at, runs_at = srcs[0][0]
+        i = np.fromiter(map(_SECOND, srcs), dtype=np.int64, count=len(srcs))
         ra, a = runs_at[i], rows_at[i]
         runs = runs_at[i + 1] - ra
         return codes[ranges(ra, runs)], bounds[ranges(ra + i, runs + 1)], indices[ranges(a, rows_at[i + 1] - a)], runs
@@ -411,7 +415,7 @@ def run_lengths(bounds: np.ndarray, runs: np.ndarray) -> np.ndarray:
 def tables_of(sets: Sequence[PartitionSet]) -> tuple[list[TopicTable], np.ndarray]:
     """The sets' distinct topic tables (first seen first) and, per set, where its table's names start among their
     concatenated names: whole-group code translates each table once. Sets built together share one table."""
-    tables = [s.table for s in sets]
+    tables = list(map(_TABLE, sets))
     if tables and tables.count(tables[0]) == len(tables):  # one table (identity: tables have no __eq__)
         return [tables[0]], np.zeros(len(tables), dtype=np.int64)
     distinct = {id(t): t for t in tables}
@@ -564,7 +568,7 @@ class Problem:
         return tuple(sorted(t for t in self.topics if t in wanted))
 
     def subscriptions_equal(self) -> bool:
-        return self.derived("subscriptions_equal", lambda p: len({m.subscription for m in p.members}) <= 1)
+        return self.derived("subscriptions_equal", lambda p: len(set(map(_SUBSCRIPTION, p.members))) <= 1)
 
     def replace(self, **changes: Any) -> Problem:
         """A new problem with these fields changed (no derived data carried over). Built directly: the checks

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from itertools import compress
+from operator import attrgetter
+
 import numpy as np
 
 from .model import (
@@ -25,22 +29,33 @@ def existing_claims(problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return problem.derived("existing_claims", _existing_claims)
 
 
+_OWNED, _COUNT = attrgetter("owned"), attrgetter("count")
+
+
 def _existing_claims(problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """A few list comprehensions over the members gather their arrays: a group of thousands pays a few
     attribute reads per member, no more."""
     table = TopicTable.of(tuple(sorted(problem.topics)))
     unknown = len(table.names)  # one extra code for topics absent from the metadata
     members = problem.members
-    position = [k for k, m in enumerate(members) if m.owned.count]
-    if not position:
-        empty = read_only(np.zeros(0, dtype=np.int64), np.int64)
-        return empty, empty, empty, read_only(np.zeros(0, dtype=bool), bool)
-    sets = [members[k].owned for k in position]
+    sets = list(map(_OWNED, members))
+    count_of = list(map(_COUNT, sets))
+    if all(count_of):  # everyone claims something (a next round): no positions to pick
+        position: Sequence[int] = range(len(members))
+    else:
+        position = list(compress(range(len(members)), count_of))
+        if not position:
+            empty = read_only(np.zeros(0, dtype=np.int64), np.int64)
+            return empty, empty, empty, read_only(np.zeros(0, dtype=bool), bool)
+        sets, count_of = list(compress(sets, count_of)), list(filter(None, count_of))
     tables, base = tables_of(sets)
     remaps = [np.array([table.code.get(n, unknown) for n in t.names], dtype=np.int64) for t in tables]
-    count_of = [o.count for o in sets]
     subs: dict[frozenset[str], int] = {}
-    sub_of = [subs.setdefault(members[k].subscription, len(subs)) for k in position]
+    if problem.subscriptions_equal():
+        subs[members[0].subscription] = 0
+        sub_of: Sequence[int] = [0] * len(position)
+    else:
+        sub_of = [subs.setdefault(members[k].subscription, len(subs)) for k in position]
     remap = np.concatenate(remaps)
     # One row per claim: its member, its topic (global code) and its index.
     codes, bounds, indices, runs_of = gather(sets)
@@ -170,7 +185,16 @@ def _valid_claims_small(problem: Problem) -> ValidClaims:
 def _valid_claims_vectorized(problem: Problem) -> ValidClaims:
     table = TopicTable.of(tuple(sorted(problem.topics)))
     who, gid, code, subscribed = existing_claims(problem)
-    who, gid, code = who[subscribed], gid[subscribed], code[subscribed]  # rule 2
+    if not subscribed.all():
+        who, gid, code = who[subscribed], gid[subscribed], code[subscribed]  # rule 2
+    sizes = np.array([problem.topics[t] for t in table.names], dtype=np.int64)
+    offsets = np.concatenate(([0], np.cumsum(sizes)))
+    key = who * (int(offsets[-1]) + 1) + gid
+    if not len(key) or ((key[1:] > key[:-1]).all() and np.bincount(gid).max() <= 1):
+        # The usual next round (claims fed back from one output): rows in (member, partition) order with one
+        # claimant each, so no rule drops any and no sort is needed.
+        return ValidClaims(table, read_only(who, np.int64), read_only(code, np.int64),
+                           read_only((gid - offsets[code]).astype(np.int32)))
     gen = np.array([m.generation for m in problem.members], dtype=np.int64)[who]
     # Rows grouped by partition, highest generation first; a member's repeats are adjacent (rule 3).
     order = np.lexsort((who, -gen, gid))
@@ -183,8 +207,6 @@ def _valid_claims_vectorized(problem: Problem) -> ValidClaims:
     tied = np.zeros(len(gid), dtype=bool)  # the next claimant of the same partition has the same generation
     tied[:-1] = (gid[1:] == gid[:-1]) & (gen[1:] == gen[:-1])
     won = first & ~tied
-    sizes = np.array([problem.topics[t] for t in table.names], dtype=np.int64)
-    offsets = np.concatenate(([0], np.cumsum(sizes)))
     who, code, gid = who[won], code[won], gid[won]
     order = np.argsort(who * (int(offsets[-1]) + 1) + gid, kind="stable")  # global ids are in (topic, index) order
     who, code, gid = who[order], code[order], gid[order]
