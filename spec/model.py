@@ -386,7 +386,7 @@ def sets_of_grouped_rows(members: int, table: TopicTable, member_row: np.ndarray
 
 
 _SRC, _TABLE, _FIRST, _SECOND = attrgetter("_src"), attrgetter("table"), itemgetter(0), itemgetter(1)
-_SUBSCRIPTION = attrgetter("subscription")
+_SUBSCRIPTION, _MEMBER_ID = attrgetter("subscription"), attrgetter("member_id")
 
 
 def gather(sets: Sequence[PartitionSet]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -547,7 +547,7 @@ class Problem:
 
     @property
     def member_ids(self) -> tuple[str, ...]:
-        return self.derived("member_ids", lambda p: tuple([m.member_id for m in p.members]))
+        return self.derived("member_ids", lambda p: tuple(map(_MEMBER_ID, p.members)))
 
     def member(self, member_id: str) -> Member:
         for m in self.members:

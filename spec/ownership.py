@@ -147,7 +147,7 @@ def valid_claims(problem: Problem) -> ValidClaims:
 
 
 def _valid_claims(problem: Problem) -> ValidClaims:
-    if sum(m.owned.count for m in problem.members) <= SMALL_ROWS:
+    if sum(map(_COUNT, map(_OWNED, problem.members))) <= SMALL_ROWS:
         return _valid_claims_small(problem)
     return _valid_claims_vectorized(problem)
 

@@ -101,7 +101,7 @@ def layout(problem: Problem) -> Layout:
     topics = tuple(sorted(problem.topics))
     sizes = np.array([problem.topics[t] for t in topics], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64) if len(topics) else sizes
-    wanted = set().union(*(m.subscription for m in problem.members)) if problem.members else set()
+    wanted = set().union(*map(operator.attrgetter("subscription"), problem.members))
     subscribed = np.array([t in wanted for t in topics], dtype=bool)
     return Layout(topics, {t: k for k, t in enumerate(topics)}, sizes, offsets, int(sizes.sum()), subscribed)
 
@@ -111,14 +111,18 @@ def _build(problem: Problem, member_ids: Sequence[str], parts_of: Mapping[str, P
     bounds, indices): they are concatenated, and each topic table is translated once, so the Python work is
     a few attribute reads per member, never per (member, topic) array or per partition."""
     lay = layout(problem)
-    sets = [p if type(p) is PartitionSet else partitions_of(p) for p in map(parts_of.get, member_ids)]
-    held = [(mi, s) for mi, s in enumerate(sets) if s.count]
-    if not held:
+    sets = list(map(parts_of.get, member_ids))  # C-level passes: a group can have thousands of members
+    if not set(map(type, sets)) <= {PartitionSet}:
+        sets = [p if type(p) is PartitionSet else partitions_of(p) for p in sets]
+    counts = list(map(operator.attrgetter("count"), sets))
+    positions = list(itertools.compress(range(len(sets)), counts))
+    if not positions:
         empty = np.zeros(0, dtype=np.int64)
         return Rows(tuple(member_ids), empty, empty, empty, empty, (), ())
-    if len(held) <= SMALL_ROWS and sum(s.count for _, s in held) <= SMALL_ROWS:  # each held set has a row
-        return _build_small(lay, tuple(member_ids), held)
-    return _build_vectorized(lay, tuple(member_ids), held)
+    held = sets if len(positions) == len(sets) else list(itertools.compress(sets, counts))
+    if len(held) <= SMALL_ROWS and sum(counts) <= SMALL_ROWS:  # each held set has a row
+        return _build_small(lay, tuple(member_ids), list(zip(positions, held)))
+    return _build_vectorized(lay, tuple(member_ids), positions, held)
 
 
 def _build_small(lay: Layout, member_ids: tuple[str, ...], held: list[tuple[int, PartitionSet]]) -> Rows:
@@ -146,14 +150,14 @@ def _build_small(lay: Layout, member_ids: tuple[str, ...], held: list[tuple[int,
                 tuple(piece_topic))
 
 
-def _build_vectorized(lay: Layout, member_ids: tuple[str, ...], held: list[tuple[int, PartitionSet]]) -> Rows:
-    sets = [s for _, s in held]
+def _build_vectorized(lay: Layout, member_ids: tuple[str, ...], positions: list[int], sets: list[PartitionSet]
+                      ) -> Rows:
     tables, base = tables_of(sets)
     names = [n for t in tables for n in t.names]
     codes, bounds, indices, pieces = gather(sets)  # bounds: each set's, back to back
     piece_name = codes + np.repeat(base, pieces)  # per piece, into `names`
     runs = run_lengths(bounds, pieces)
-    piece_member = np.repeat(np.array([mi for mi, _ in held], dtype=np.int64), pieces)
+    piece_member = np.repeat(np.array(positions, dtype=np.int64), pieces)
     index = indices.astype(np.int64)
     piece = np.repeat(np.arange(len(piece_name), dtype=np.int64), runs)
     name_code = np.fromiter(map(lay.code.get, names, itertools.repeat(-1)), dtype=np.int64, count=len(names))
@@ -169,8 +173,8 @@ def _build_vectorized(lay: Layout, member_ids: tuple[str, ...], held: list[tuple
 
 
 def output_member_ids(problem: Problem, assignment: Assignment) -> tuple[str, ...]:
-    extra = sorted(set(assignment.by_member) - set(problem.member_ids))
-    return problem.member_ids + tuple(extra)
+    extra = set(assignment.by_member).difference(problem.member_ids)
+    return problem.member_ids + tuple(sorted(extra)) if extra else problem.member_ids
 
 
 @last_call_cache
