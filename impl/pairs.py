@@ -12,8 +12,8 @@ masks, never Python loops over partitions.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
-from operator import is_not
+from itertools import chain, repeat
+from operator import attrgetter
 
 import numpy as np
 
@@ -21,6 +21,8 @@ from assigncheck.spec.model import Problem, TopicTable
 from assigncheck.spec.ownership import valid_claims
 from assigncheck.spec.partition_rows import layout
 from assigncheck.spec.racks import member_rack, rack_aware, rack_layout
+
+_SUBSCRIPTION = attrgetter("subscription")
 
 
 @dataclass(frozen=True)
@@ -64,8 +66,8 @@ class PairTable:
 def pair_table(problem: Problem) -> PairTable:
     ids = [m.member_id for m in problem.members]
     order = sorted(range(len(ids)), key=ids.__getitem__)
-    members = [problem.members[i] for i in order]
-    wanted = set().union(*(m.subscription for m in members)) if members else set()
+    members = list(map(problem.members.__getitem__, order))
+    wanted = set().union(*map(_SUBSCRIPTION, members))
     table = TopicTable(t for t, n in problem.topics.items() if n > 0 and t in wanted)
     sizes = np.array([problem.topics[t] for t in table.names], dtype=np.int64)
     offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
@@ -73,26 +75,28 @@ def pair_table(problem: Problem) -> PairTable:
     aware = rack_aware(problem)
     # Pairs from the distinct subscriptions, laid out once (a group of equal subscriptions costs one), then
     # repeated per member by array arithmetic: no numpy call per member or per subscription.
-    subscriptions: dict[frozenset[str], int] = {}
-    classes: dict[tuple[frozenset[str], str | None], int] = {}
-    member_sub = np.array([subscriptions.setdefault(m.subscription, len(subscriptions)) for m in members],
-                          dtype=np.int64)
-    member_class = np.array([classes.setdefault((m.subscription, member_rack(m.rack) if aware else None),
-                                                len(classes)) for m in members], dtype=np.int64)
-    code = table.code
-    flat: list[int] = []
-    lengths: list[int] = []
-    known = partial(is_not, None)
-    for sub in subscriptions:  # C-level filter and lookups: nearly every member's subscription is distinct
-        before = len(flat)
-        flat += filter(known, map(code.get, sub))
-        lengths.append(len(flat) - before)
-    sub_len = np.array(lengths, dtype=np.int64)
+    # C-level passes only: with random subscriptions nearly every member's is distinct.
+    subs = list(map(_SUBSCRIPTION, members))
+    distinct = list(dict.fromkeys(subs))  # first seen first
+    number = dict(zip(distinct, range(len(distinct))))
+    member_sub = np.fromiter(map(number.__getitem__, subs), dtype=np.int64, count=len(subs))
+    if aware:
+        classes: dict[tuple[frozenset[str], str | None], int] = {}
+        member_class = np.array([classes.setdefault((m.subscription, member_rack(m.rack)), len(classes))
+                                 for m in members], dtype=np.int64)
+    else:
+        member_class = member_sub
+    listed = np.fromiter(map(len, distinct), dtype=np.int64, count=len(distinct))
+    codes = np.fromiter(map(table.code.get, chain.from_iterable(distinct), repeat(-1)), dtype=np.int64,
+                        count=int(listed.sum()))
+    known = codes >= 0  # topics without partitions or metadata have no code
+    sub_len = np.bincount(np.repeat(np.arange(len(distinct)), listed)[known], minlength=len(distinct))
+    flat = codes[known]
     sub_start = np.cumsum(sub_len) - sub_len
     counts = sub_len[member_sub] if len(members) else np.zeros(0, dtype=np.int64)
     pair_member = np.repeat(np.arange(len(members), dtype=np.int64), counts)
     within = np.arange(len(pair_member)) - np.repeat(np.cumsum(counts) - counts, counts)
-    pair_topic = np.array(flat, dtype=np.int64)[np.repeat(sub_start[member_sub], counts) + within] \
+    pair_topic = flat[np.repeat(sub_start[member_sub], counts) + within] \
         if len(pair_member) else np.zeros(0, dtype=np.int64)
     position = np.empty(len(problem.members), dtype=np.int64)
     position[order] = np.arange(len(problem.members))
@@ -119,7 +123,8 @@ def pair_table(problem: Problem) -> PairTable:
         rack = racks.member_rack[np.array(order, dtype=np.int64)][pair_member] if len(pair_member) else pair_member
         pair_mismatch = (rack >= 0) & ~racks.match[node_set[pair_topic], np.maximum(rack, 0)]
     keys = pair_topic * n + pair_member
-    by_pair = np.argsort(keys, kind="stable")
+    # Pairs are in member order, so a stable sort by node gives (node, member) order; 16-bit keys sort by radix.
+    by_pair = np.argsort(pair_topic.astype(np.uint16) if len(node_size) <= 1 << 16 else pair_topic, kind="stable")
     keys, pair_topic, pair_member, pair_mismatch = keys[by_pair], pair_topic[by_pair], pair_member[by_pair], \
         pair_mismatch[by_pair]
 
