@@ -61,8 +61,12 @@ class ConstrainedLayout:
         new_run[1:] = (v.member[1:] != v.member[:-1]) | (v.topic[1:] != v.topic[:-1])
         heads = np.flatnonzero(new_run)
         rank = np.arange(len(g)) - np.repeat(heads, np.diff(np.append(heads, len(g))))
-        order = np.lexsort((g, rank, owner))  # keep order: (rank, topic) within each member
-        claims = g[order]
+        # keep order: (rank, topic) within each member; one int64 key sorts faster than a lexsort of three
+        span_g, span_r = int(offsets[-1]) + 1, int(rank.max(initial=0)) + 1
+        if max(len(by_name), 1) * span_r * span_g < 2**62 and g.min(initial=0) >= 0:
+            claims = np.sort((owner * span_r + rank) * span_g + g) % span_g
+        else:
+            claims = g[np.lexsort((g, rank, owner))]
         valid = np.bincount(owner, minlength=len(by_name)).astype(np.int64)
         starts = np.cumsum(valid) - valid
         return cls([ids[i] for i in by_name], table, offsets, claims, starts, valid)
@@ -93,9 +97,9 @@ def quotas(layout: ConstrainedLayout) -> tuple[int, int, int]:
 
 def deal(need: np.ndarray) -> np.ndarray:
     """The receivers of a round-robin deal: lap k visits, in member order, every member with need > k."""
-    member = np.repeat(np.arange(len(need)), need)
+    member = np.repeat(np.arange(len(need), dtype=np.int64), need)
     lap = np.arange(len(member)) - np.repeat(np.cumsum(need) - need, need)
-    return member[np.lexsort((member, lap))]
+    return np.sort(lap * max(len(need), 1) + member) % max(len(need), 1)  # one int64 key, not a lexsort
 
 
 def general_sticky(problem: Problem) -> Assignment:
