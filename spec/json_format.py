@@ -369,13 +369,11 @@ def problem_from_json(doc: Any) -> AnyProblem:
     doc = _object(doc, "")
     _format_version(doc)
     kind = doc.get("kind", "consumer")
-    if kind == "consumer":
-        with gc_paused():
-            return _consumer_problem(doc)
-    if kind == "streams":
-        with gc_paused():
-            return _streams_problem(doc)
-    raise FormatError("kind", f"must be 'consumer' or 'streams', got {brief(kind)}")
+    build = {"consumer": _consumer_problem, "streams": _streams_problem}.get(kind) if type(kind) is str else None
+    if build is None:
+        raise FormatError("kind", f"must be 'consumer' or 'streams', got {brief(kind)}")
+    with gc_paused():  # millions of acyclic objects for a large group (`json_input.gc_paused`)
+        return build(doc)
 
 
 def assignment_from_json(doc: Any, path: str = "") -> Assignment:
