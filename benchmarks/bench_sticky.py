@@ -10,8 +10,8 @@ goal so the ratios can be recomputed. Every output is checked against the spec's
 Shapes (seeded, `benchmarks/sticky_shapes.py`):
 - 1000 consumers x 10 000 partitions over 100 topics, each consumer 1-20 random topics: fresh, then after 10%
   re-subscribe and 5% leave (owned := the fresh output, generation 1); the same at 200 x 2000;
-- the same 1000 x 10 000 after a membership change only (5% leave; or 5% join), the common rebalance: the
-  flow's max-flow shortcut (impl/flow.py, keep-all network) decides it;
+- the same 1000 x 10 000 after a membership change only (5% leave; or 5% join), the common rebalance: the flow
+  (impl/min_cost_flow.py) starts from every claim kept and only moves what the change forces;
 - 5000 x 1 M over 500 topics, each consumer 1-20 random topics, fresh and churned the same way;
 - 2100 x 2100 on one topic (equal subscriptions) and 2100 x 2101 forcing the general path;
 - 2000 x 1 M (500 topics x 2000), second round: each member owns partition i of every topic (the shape

@@ -139,6 +139,7 @@ def atheris_engine(args: argparse.Namespace) -> None:
     # Import the checker and the decoder before instrumenting: coverage feedback comes from the code under
     # test (the assignor, or the wire codec), and uninstrumented harness code runs several times faster.
     import assigncheck.fuzz.decode  # noqa: F401
+    import assigncheck.impl.min_cost_flow  # noqa: F401 - numba compiles Python bytecode: never instrumented bytecode
     import assigncheck.impl.registry  # noqa: F401
     import assigncheck.spec.check  # noqa: F401
     import assigncheck.spec.scenario  # noqa: F401

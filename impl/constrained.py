@@ -18,6 +18,7 @@ from assigncheck.spec.promises import Promises
 from assigncheck.spec.racks import rack_aware
 from assigncheck.spec.small_views import is_small
 
+from . import flow  # noqa: F401 - loads the compiled flow solver now, never inside a timed call (`general_sticky`)
 from .constrained_small import SmallLayout, place_two_phase
 from .require import require_problem
 

@@ -23,15 +23,10 @@ demand of its lower band plus one arc to the sink of capacity `hi - lo`, costs a
 has no per-count arcs. When the bands are infeasible (counts of the optimum spread over more than two values
 among the members that could take more), the convex network below decides.
 
-**Keep-all network (tried before the min-cost one).** No assignment in the bands keeps more than
-`Σ min(O_m, hi_m)` (`O_m` = m's valid claims): a member keeps only its claims, and at most its count. When
-that much can be kept, a max flow finds such an assignment, and it is the answer (no rack costs): member m's
-retained arcs (capacity `|V_m ∩ t|`) feed a node that must pass exactly `min(O_m, hi_m)`, its new arcs at most
-`hi_m` minus that, and the bands' lower ends are demands, the rest going to the target through one spill
-node; the assignment is complete iff the flow is. On a fresh group nothing is kept and any complete flow in
-the bands is optimal. Two counts rule the solve out first (the keeps and the lower bands exceed the
-partitions; a member needs more than its topics have beyond what members within their bands keep). When less
-can be kept, or a pair pays a rack cost, the banded min-cost network decides.
+**Solving it.** The banded network has costs 0 (keep) and 1 (new), plus the rack cost on pairs whose member is on
+none of the node's racks. `impl/min_cost_flow.py` solves it from the flow that keeps every claim (of cost 0) and
+fills each member's band from that: in a rebalance most claims stay, and the solver only moves flow around the
+members that joined, left or re-subscribed. On a fresh group nothing is kept and it is a plain max flow in effect.
 
 **Convex network (fallback).** Per member, unit arcs to the sink for its k-th partition,
 k = 1..min(K_m, B), cost `W·(2k-1)`, so a member holding k partitions pays `W·k²` (convex: the solver
@@ -41,8 +36,8 @@ the optimum is the most retaining assignment among those with minimum Σcount² 
 
 The optimum is not unique (which member takes the extra partition, which topic a member gives up).
 The network is built from sorted data only (topics by name, members by id, arcs in that order) and
-OR-Tools' solver is deterministic, so equal problems, in any listing order and any process, give
-equal flows.
+both solvers (ours for the banded network, OR-Tools' for the convex one) are deterministic, so equal problems, in
+any listing order and any process, give equal flows.
 """
 
 from __future__ import annotations
@@ -51,6 +46,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from ortools.graph.python import max_flow, min_cost_flow
+
+from .min_cost_flow import min_cost_flow_from
 
 
 @dataclass(frozen=True)
@@ -107,110 +104,47 @@ def _min_max_count(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.nd
     return lo
 
 
-def _pair_arcs(net: min_cost_flow.SimpleMinCostFlow, sizes: np.ndarray, pair_topic: np.ndarray,
-               pair_member: np.ndarray, pair_owned: np.ndarray, cap: np.ndarray, rack_cost: np.ndarray
-               ) -> tuple[np.ndarray, np.ndarray]:
-    """Retained arcs (only where m owns something of t) and new arcs (capacity min(n_t, cap_m)); a pair whose
-    member mismatches the node's racks pays `rack_cost` per partition on both."""
-    n_topics = len(sizes)
-    owns = np.flatnonzero(pair_owned > 0)
-    keep_arcs = net.add_arcs_with_capacity_and_unit_cost(pair_topic[owns], n_topics + pair_member[owns],
-                                                         pair_owned[owns], rack_cost[owns])
-    new_arcs = net.add_arcs_with_capacity_and_unit_cost(pair_topic, n_topics + pair_member,
-                                                        np.minimum(sizes[pair_topic], cap[pair_member]),
-                                                        rack_cost + 1)
-    return owns, np.concatenate((keep_arcs, new_arcs))
-
-
-def _solved(net: min_cost_flow.SimpleMinCostFlow, owns: np.ndarray, arcs: np.ndarray, n_pairs: int) -> PairFlows | None:
-    status = net.solve()
-    if status == net.INFEASIBLE:
-        return None
-    if status != net.OPTIMAL:
-        raise RuntimeError(f"min-cost flow failed with status {status}")
-    flows = net.flows(arcs)
-    keep = np.zeros(n_pairs, dtype=np.int64)
-    keep[owns] = flows[:len(owns)]
-    return PairFlows(keep, flows[len(owns):])
-
-
 def _banded(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, pair_owned: np.ndarray,
             reach: np.ndarray, bound: int, rack_cost: np.ndarray) -> PairFlows | None:
-    """The most retaining complete assignment with every count in its band (module docstring), or None."""
-    n_topics, n_members = len(sizes), len(reach)
-    lo, hi = np.minimum(reach, bound - 1), np.minimum(reach, bound)
-    sink = n_topics + n_members
-    net = min_cost_flow.SimpleMinCostFlow()
-    owns, arcs = _pair_arcs(net, sizes, pair_topic, pair_member, pair_owned, hi, rack_cost)
-    net.add_arcs_with_capacity_and_unit_cost(n_topics + np.arange(n_members), np.full(n_members, sink), hi - lo,
-                                             np.zeros(n_members, dtype=np.int64))
-    supplies = np.zeros(sink + 1, dtype=np.int64)
-    supplies[:n_topics] = sizes
-    supplies[n_topics:sink] = -lo
-    supplies[sink] = -(int(sizes.sum()) - int(lo.sum()))
-    net.set_nodes_supplies(np.arange(sink + 1), supplies)
-    return _solved(net, owns, arcs, len(pair_topic))
-
-
-def banded_max_flow(tails: list[int] | np.ndarray, heads: list[int] | np.ndarray, caps: list[int] | np.ndarray,
-                    source: int, target: int, total: int, n_topics: int, n_owns: int, n_pairs: int
-                    ) -> tuple[np.ndarray, np.ndarray] | None:
-    """A complete max flow of the keep-all banded network (`_banded_keep_all`), as the flows on its retained arcs
-    and on its new arcs, or None when it falls short of `total`."""
-    net = max_flow.SimpleMaxFlow()
-    arcs = net.add_arcs_with_capacity(tails, heads, caps)
-    if net.solve(source, target) != net.OPTIMAL:
-        raise RuntimeError("max flow failed")
-    if net.optimal_flow() != total:
-        return None
-    flows = net.flows(arcs[n_topics:n_topics + n_owns + n_pairs])
-    return flows[:n_owns], flows[n_owns:]
-
-
-def _banded_keep_all(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, pair_owned: np.ndarray,
-                     reach: np.ndarray, bound: int) -> PairFlows | None:
-    """`_banded` by a max flow, when no pair pays a rack cost and the most any assignment in the bands could keep
-    can be kept (module docstring); else None."""
+    """The most retaining complete assignment with every count in its band, with the fewest rack mismatches first
+    (module docstring), or None."""
     n_topics, n_members, n_pairs = len(sizes), len(reach), len(pair_topic)
     lo, hi = np.minimum(reach, bound - 1), np.minimum(reach, bound)
-    claims = np.bincount(pair_member, weights=pair_owned, minlength=n_members).astype(np.int64)
-    keep = np.minimum(claims, hi)
-    need = np.maximum(lo - keep, 0)
-    total = int(sizes.sum())
-    spare = total - int(keep.sum()) - int(need.sum())
-    if spare < 0:  # the lower bands alone ask for more than there is
-        return None
-    # A member that needs more than the partitions nobody is bound to keep on its topics (members within their
-    # band keep every claim) cannot get it: skip the solve (a member that re-subscribed, say).
-    bound_to = np.bincount(pair_topic, weights=np.where((claims <= hi)[pair_member], pair_owned, 0),
-                           minlength=n_topics)
-    if (need > np.bincount(pair_member, weights=(sizes - bound_to)[pair_topic], minlength=n_members)).any():
-        return None
-    members, keepers = n_topics + np.arange(n_members), n_topics + n_members + np.arange(n_members)
-    spill, source, target = n_topics + 2 * n_members, n_topics + 2 * n_members + 1, n_topics + 2 * n_members + 2
+    sink = n_topics + n_members
+    members = n_topics + np.arange(n_members)
     owns = np.flatnonzero(pair_owned > 0)
-    tails = np.concatenate((np.full(n_topics, source), pair_topic[owns], pair_topic, keepers, members, members,
-                            [spill]))
-    heads = np.concatenate((np.arange(n_topics), keepers[pair_member[owns]], members[pair_member],
-                            np.full(2 * n_members, target), np.full(n_members, spill), [target]))
-    caps = np.concatenate((sizes, pair_owned[owns], np.minimum(sizes[pair_topic], (hi - keep)[pair_member]), keep,
-                           need, hi - keep - need, [spare]))
-    flows = banded_max_flow(tails, heads, caps, source, target, total, n_topics, len(owns), n_pairs)
+    tail = np.concatenate((pair_topic[owns], pair_topic, members))
+    head = np.concatenate((members[pair_member[owns]], members[pair_member], np.full(n_members, sink)))
+    cap = np.concatenate((pair_owned[owns], np.minimum(sizes[pair_topic], hi[pair_member]), hi - lo))
+    cost = np.concatenate((rack_cost[owns], rack_cost + 1, np.zeros(n_members, dtype=np.int64)))
+    # Start from every claim kept that costs nothing to keep (the solver starts on arcs of cost 0 only), each
+    # member passing what it keeps beyond its lower band on to the sink.
+    held = np.where(rack_cost[owns] == 0, pair_owned[owns], 0)
+    kept = np.bincount(pair_member[owns], weights=held, minlength=n_members).astype(np.int64)
+    start = np.concatenate((held, np.zeros(n_pairs, dtype=np.int64), np.clip(kept - lo, 0, hi - lo)))
+    supply = np.concatenate((sizes, -lo, [int(lo.sum()) - int(sizes.sum())]))
+    flows = min_cost_flow_from(sink + 1, tail, head, cap, cost, start, supply)
     if flows is None:
         return None
-    kept = np.zeros(n_pairs, dtype=np.int64)
-    kept[owns] = flows[0]
-    return PairFlows(kept, flows[1])
+    keep = np.zeros(n_pairs, dtype=np.int64)
+    keep[owns] = flows[:len(owns)]
+    return PairFlows(keep, flows[len(owns):len(owns) + n_pairs])
 
 
 def _convex(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, pair_owned: np.ndarray,
             reach: np.ndarray, bound: int, rack_cost: np.ndarray) -> PairFlows:
+    """The convex network's optimum (module docstring), by OR-Tools (its costs reach W·(2B-1))."""
     n_topics, n_members = len(sizes), len(reach)
     weight = int(rack_cost.max(initial=0)) * int(sizes.sum()) + int(pair_owned.sum()) + 1
     sink = n_topics + n_members
     net = min_cost_flow.SimpleMinCostFlow()
     slots = np.minimum(reach, bound)
-    owns, arcs = _pair_arcs(net, sizes, pair_topic, pair_member, pair_owned, slots, rack_cost)
+    owns = np.flatnonzero(pair_owned > 0)
+    keep_arcs = net.add_arcs_with_capacity_and_unit_cost(pair_topic[owns], n_topics + pair_member[owns],
+                                                         pair_owned[owns], rack_cost[owns])
+    new_arcs = net.add_arcs_with_capacity_and_unit_cost(pair_topic, n_topics + pair_member,
+                                                        np.minimum(sizes[pair_topic], slots[pair_member]),
+                                                        rack_cost + 1)
     # Unit arcs member -> sink for its 1st, 2nd, ... partition, member by member.
     tails = np.repeat(n_topics + np.arange(n_members), slots)
     starts = np.cumsum(slots) - slots
@@ -221,18 +155,33 @@ def _convex(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, 
     supplies[:n_topics] = sizes
     supplies[sink] = -int(sizes.sum())
     net.set_nodes_supplies(np.arange(sink + 1), supplies)
-    result = _solved(net, owns, arcs, len(pair_topic))
-    if result is None:
-        raise RuntimeError("min-cost flow infeasible: every subscribed partition has a subscriber")
-    return result
+    status = net.solve()
+    if status != net.OPTIMAL:
+        raise RuntimeError(f"min-cost flow failed with status {status} (every subscribed partition has a subscriber)")
+    keep = np.zeros(len(pair_topic), dtype=np.int64)
+    keep[owns] = net.flows(keep_arcs)
+    return PairFlows(keep, net.flows(new_arcs))
+
+
+def rack_costs(sizes: np.ndarray, pair_mismatch: np.ndarray) -> np.ndarray:
+    """Per pair, the cost of each of its partitions beyond retention: on a pair whose member is on none of the
+    node's replicas' racks, more than any retention difference (new arcs cost 1 each), so the fewest mismatches
+    come after balance and before stickiness (KIP-881)."""
+    return np.where(pair_mismatch, int(sizes.sum()) + 1, 0).astype(np.int64)
+
+
+def counts_at(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, pair_owned: np.ndarray,
+              reach: np.ndarray, bound: int, rack_cost: np.ndarray) -> PairFlows:
+    """The optimum once `B` is known: the banded network's, or the convex network's when the bands are infeasible."""
+    flows = _banded(sizes, pair_topic, pair_member, pair_owned, reach, bound, rack_cost)
+    return flows if flows is not None else _convex(sizes, pair_topic, pair_member, pair_owned, reach, bound, rack_cost)
 
 
 def solve_counts(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray,
                  pair_owned: np.ndarray, n_members: int, pair_mismatch: np.ndarray | None = None) -> PairFlows:
     """Optimal keep/new counts per pair. Pairs must be sorted by (node, member); every node must
     have at least one pair. `pair_owned[i]` = valid claims of that member on that node; `pair_mismatch[i]`:
-    the member's rack is on none of the node's replicas (KIP-881: each such partition costs more than any
-    retention difference, so the fewest mismatches come before stickiness, after balance)."""
+    the member's rack is on none of the node's replicas (see `rack_costs`)."""
     sizes = sizes.astype(np.int64)
     n_pairs = len(pair_topic)
     if n_pairs == 0 or int(sizes.sum()) == 0:
@@ -240,24 +189,12 @@ def solve_counts(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndar
         return PairFlows(zero, zero.copy())
     reach = np.bincount(pair_member, weights=sizes[pair_topic], minlength=n_members).astype(np.int64)
     pair_owned = pair_owned.astype(np.int64)
-    rack_cost = np.zeros(n_pairs, dtype=np.int64)
-    if pair_mismatch is not None and pair_mismatch.any():
-        rack_cost[pair_mismatch] = int(sizes.sum()) + 1  # above any retention difference (new arcs cost 1 each)
-
-    def banded(bound: int) -> PairFlows | None:
-        if not rack_cost.any():
-            flows = _banded_keep_all(sizes, pair_topic, pair_member, pair_owned, reach, bound)
-            if flows is not None:
-                return flows
-        return _banded(sizes, pair_topic, pair_member, pair_owned, reach, bound, rack_cost)
-
+    rack_cost = rack_costs(sizes, pair_mismatch if pair_mismatch is not None else np.zeros(n_pairs, dtype=bool))
     # Bands met at the lower bound of B prove it is B (no count above it): one solve, no search for B.
     floor = _count_floor(sizes, pair_topic, reach)
-    flows = banded(floor)
-    if flows is not None:
-        return flows
-    bound = _min_max_count(sizes, pair_topic, pair_member, reach)
-    flows = banded(bound) if bound != floor else None
-    if flows is not None:
-        return flows
-    return _convex(sizes, pair_topic, pair_member, pair_owned, reach, bound, rack_cost)
+    flows = _banded(sizes, pair_topic, pair_member, pair_owned, reach, floor, rack_cost)
+    if flows is None:
+        bound = _min_max_count(sizes, pair_topic, pair_member, reach)
+        flows = counts_at(sizes, pair_topic, pair_member, pair_owned, reach, bound, rack_cost) if bound != floor \
+            else _convex(sizes, pair_topic, pair_member, pair_owned, reach, bound, rack_cost)
+    return flows

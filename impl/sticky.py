@@ -20,10 +20,10 @@ Three cases, cheapest first:
    count, descending, then id), which keeps every member's count and retention and splits each topic
    within the class as evenly as its laps allow (per-topic spread at most 1 on a fresh group).
 
-Tie-breaks: the flow's pick among equally good optima is OR-Tools' (deterministic on the sorted network;
-stable for the pinned version), so a model can check this assignor's optima and determinism, not predict
-each partition. Fixpoint: fed its own output back, case 1 is the constrained fixpoint and otherwise case 2
-applies.
+Tie-breaks: the flow's pick among equally good optima is its solver's (`impl/min_cost_flow.py`; OR-Tools' on the
+rare convex network), deterministic on the sorted network, so a model can check this assignor's optima and
+determinism, not predict each partition. Fixpoint: fed its own output back, case 1 is the constrained fixpoint
+and otherwise case 2 applies.
 """
 
 from __future__ import annotations

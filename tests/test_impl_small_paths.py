@@ -6,6 +6,7 @@ from unittest import mock
 import numpy as np
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from ortools.graph.python import min_cost_flow
 
 from assigncheck.impl import constrained_small, cooperative, flow, flow_small, registry, sticky_small
 from assigncheck.impl import lag as lag_impl
@@ -74,26 +75,39 @@ def test_small_flow_picks_the_same_optimum(net):
 
 
 @settings(max_examples=400, deadline=None)
-@given(networks())
-def test_keep_all_flow_is_a_most_retaining_banded_flow(net):
-    """The max-flow shortcut (`flow._banded_keep_all`) answers only with a complete flow in the bands that keeps as
-    much as the min-cost banded flow; it may give up where the min-cost flow succeeds, never the other way round,
-    and never on a network with nothing to keep."""
-    sizes, pair_node, pair_member, owned, members, _, _ = net
+@given(networks(), st.booleans())
+def test_banded_flow_is_a_least_cost_flow_in_the_bands(net, at_floor):
+    """`flow._banded` (our solver, started from the flow that keeps every claim) finds a flow exactly when OR-Tools
+    finds one on the same network, and of the same cost: complete, within every capacity and band. At the lower
+    bound of B the bands are often infeasible."""
+    sizes, pair_node, pair_member, owned, members, mismatch, _ = net
     sizes, pair_node, pair_member, owned = (np.array(x, dtype=np.int64) for x in (sizes, pair_node, pair_member, owned))
     reach = np.bincount(pair_member, weights=sizes[pair_node], minlength=members).astype(np.int64)
-    bound = flow._min_max_count(sizes, pair_node, pair_member, reach)
-    fast = flow._banded_keep_all(sizes, pair_node, pair_member, owned, reach, bound)
-    slow = flow._banded(sizes, pair_node, pair_member, owned, reach, bound, np.zeros(len(owned), dtype=np.int64))
-    if slow is not None and not owned.any():
-        assert fast is not None
-    if fast is None:
+    bound = flow._count_floor(sizes, pair_node, reach) if at_floor else flow._min_max_count(sizes, pair_node,
+                                                                                              pair_member, reach)
+    rack_cost = flow.rack_costs(sizes, np.array(mismatch, dtype=bool))
+    got = flow._banded(sizes, pair_node, pair_member, owned, reach, bound, rack_cost)
+    lo, hi = np.minimum(reach, bound - 1), np.minimum(reach, bound)
+    t, m = len(sizes), members
+    ref = min_cost_flow.SimpleMinCostFlow()
+    owns = np.flatnonzero(owned > 0)
+    ref.add_arcs_with_capacity_and_unit_cost(pair_node[owns], t + pair_member[owns], owned[owns], rack_cost[owns])
+    ref.add_arcs_with_capacity_and_unit_cost(pair_node, t + pair_member, np.minimum(sizes[pair_node], hi[pair_member]),
+                                             rack_cost + 1)
+    ref.add_arcs_with_capacity_and_unit_cost(t + np.arange(m), np.full(m, t + m), hi - lo, np.zeros(m, dtype=np.int64))
+    ref.set_nodes_supplies(np.arange(t + m + 1), np.concatenate((sizes, -lo, [lo.sum() - sizes.sum()])))
+    status = ref.solve()
+    assert status in (ref.OPTIMAL, ref.INFEASIBLE)
+    if status == ref.INFEASIBLE:
+        assert got is None
         return
-    assert slow is not None and fast.keep.sum() == slow.keep.sum()
-    assert (fast.keep >= 0).all() and (fast.keep <= owned).all() and (fast.new >= 0).all()
-    assert (np.bincount(pair_node, weights=fast.keep + fast.new, minlength=len(sizes)) == sizes).all()
-    counts = np.bincount(pair_member, weights=fast.keep + fast.new, minlength=members)
-    assert (counts >= np.minimum(reach, bound - 1)).all() and (counts <= np.minimum(reach, bound)).all()
+    assert got is not None
+    assert (got.keep >= 0).all() and (got.keep <= owned).all()
+    assert (got.new >= 0).all() and (got.new <= np.minimum(sizes[pair_node], hi[pair_member])).all()
+    assert (np.bincount(pair_node, weights=got.keep + got.new, minlength=t) == sizes).all()
+    counts = np.bincount(pair_member, weights=got.keep + got.new, minlength=m)
+    assert (counts >= lo).all() and (counts <= hi).all()
+    assert int((got.keep * rack_cost).sum() + (got.new * (rack_cost + 1)).sum()) == ref.optimal_cost()
 
 
 @settings(max_examples=300, deadline=None)

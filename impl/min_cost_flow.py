@@ -1,0 +1,214 @@
+"""A min-cost flow started from a given flow, for networks with non-negative integer arc costs, compiled with numba:
+the banded network of `impl/flow.py`, from the flow that keeps every claim.
+
+Primal-dual (successive shortest paths, in batches): the starting flow may only use arcs of cost 0, so no residual
+arc has a negative reduced cost under zero potentials. Each phase runs Dijkstra from every node with excess at once,
+up to `D`, the distance of the nearest deficit; raises every potential by its distance (at most `D`); then sends a
+blocking flow (Dinic) from the excesses to the deficits along arcs of reduced cost 0 until none is left. The flow
+stays of least cost for what it has moved, and each phase lengthens the shortest path. A rebalance in which most of
+the flow is in place from the start costs a few phases over the arcs near the change; OR-Tools' cost scaling starts
+from nothing and refines the whole network (1000 x 10,000 after churn: 1.3 ms here, 4.5 ms there).
+
+The answer is a pure function of the arcs in the order given (each node's arcs in that order, sources by number),
+so equal networks give equal flows in any process. `_solve` is compiled when this module is imported; numba keeps
+the machine code in `__pycache__`, so a later process loads it in about 0.2 s instead of compiling for 2-3 s.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+_INF = np.int64(1 << 62)
+SOLVED, INFEASIBLE, STUCK = 0, 1, 2
+
+
+@njit(cache=True)
+def _push(keys: np.ndarray, items: np.ndarray, size: int, key: int, item: int) -> int:
+    """Add (key, item) to the binary heap in keys[:size], items[:size], ordered by (key, item); the new size."""
+    i = size
+    while i > 0:
+        parent = (i - 1) >> 1
+        if keys[parent] < key or (keys[parent] == key and items[parent] <= item):
+            break
+        keys[i], items[i] = keys[parent], items[parent]
+        i = parent
+    keys[i], items[i] = key, item
+    return size + 1
+
+
+@njit(cache=True)
+def _pop(keys: np.ndarray, items: np.ndarray, size: int) -> int:
+    """Drop the heap's least (key, item), at index 0; the new size."""
+    size -= 1
+    key, item = keys[size], items[size]
+    i = 0
+    while True:
+        child = 2 * i + 1
+        if child >= size:
+            break
+        if child + 1 < size and (keys[child + 1] < keys[child]
+                                 or (keys[child + 1] == keys[child] and items[child + 1] < items[child])):
+            child += 1
+        if keys[child] > key or (keys[child] == key and items[child] >= item):
+            break
+        keys[i], items[i] = keys[child], items[child]
+        i = child
+    keys[i], items[i] = key, item
+    return size
+
+
+@njit("int64(int64, int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], int64[::1])", cache=True)
+def _solve(nodes: int, tail: np.ndarray, head: np.ndarray, cap: np.ndarray, cost: np.ndarray, flow: np.ndarray,
+           supply: np.ndarray) -> int:
+    """Complete `flow` (per arc, updated in place) to a min-cost flow that meets every node's `supply`: SOLVED, or
+    INFEASIBLE when the supplies cannot all be met (STUCK: a phase moved nothing, which would be a bug here)."""
+    arcs = len(tail)
+    excess = supply.copy()  # what each node still has to send (negative: to receive)
+    for i in range(arcs):
+        excess[tail[i]] -= flow[i]
+        excess[head[i]] += flow[i]
+    # Residual graph: arc i is edge fwd[i] (tail -> head) and its mate (head -> tail), grouped by node (CSR).
+    first = np.zeros(nodes + 1, dtype=np.int64)
+    for i in range(arcs):
+        first[tail[i] + 1] += 1
+        first[head[i] + 1] += 1
+    for v in range(nodes):
+        first[v + 1] += first[v]
+    fill = first[:nodes].copy()
+    to = np.empty(2 * arcs, dtype=np.int64)
+    unit = np.empty(2 * arcs, dtype=np.int64)
+    room = np.empty(2 * arcs, dtype=np.int64)
+    mate = np.empty(2 * arcs, dtype=np.int64)
+    fwd = np.empty(arcs, dtype=np.int64)
+    for i in range(arcs):
+        a, b = fill[tail[i]], fill[head[i]]
+        fill[tail[i]] += 1
+        fill[head[i]] += 1
+        to[a], to[b] = head[i], tail[i]
+        unit[a], unit[b] = cost[i], -cost[i]
+        room[a], room[b] = cap[i] - flow[i], flow[i]
+        mate[a], mate[b] = b, a
+        fwd[i] = a
+    potential = np.zeros(nodes, dtype=np.int64)
+    dist = np.empty(nodes, dtype=np.int64)
+    done = np.zeros(nodes, dtype=np.bool_)
+    heap_keys = np.empty(2 * arcs + nodes, dtype=np.int64)
+    heap_items = np.empty(2 * arcs + nodes, dtype=np.int64)
+    level = np.empty(nodes, dtype=np.int64)
+    queue = np.empty(nodes, dtype=np.int64)
+    current = np.empty(nodes, dtype=np.int64)
+    path = np.empty(nodes, dtype=np.int64)
+    left = 0
+    for v in range(nodes):
+        if excess[v] > 0:
+            left += excess[v]
+    while left > 0:
+        # Dijkstra from every excess node, on reduced costs (non-negative), up to the nearest deficit.
+        size = 0
+        for v in range(nodes):
+            done[v] = False
+            dist[v] = _INF
+            if excess[v] > 0:
+                dist[v] = 0
+                size = _push(heap_keys, heap_items, size, 0, v)
+        reach = _INF
+        while size > 0:
+            d, u = heap_keys[0], heap_items[0]
+            size = _pop(heap_keys, heap_items, size)
+            if done[u] or d > dist[u]:
+                continue
+            if d > reach:
+                break
+            done[u] = True
+            if excess[u] < 0 and reach == _INF:
+                reach = d
+            for e in range(first[u], first[u + 1]):
+                if room[e] > 0:
+                    w = to[e]
+                    nd = d + unit[e] + potential[u] - potential[w]
+                    if nd < dist[w]:
+                        dist[w] = nd
+                        size = _push(heap_keys, heap_items, size, nd, w)
+        if reach == _INF:
+            return INFEASIBLE  # some excess can reach no deficit
+        for v in range(nodes):
+            potential[v] += dist[v] if done[v] and dist[v] < reach else reach
+        # Dinic on the admissible arcs (reduced cost 0), from the excesses to the deficits.
+        before = left
+        while left > 0:
+            tail_q, head_q = 0, 0
+            for v in range(nodes):
+                level[v] = -1
+                if excess[v] > 0:
+                    level[v] = 0
+                    queue[tail_q] = v
+                    tail_q += 1
+            found = False
+            while head_q < tail_q:
+                u = queue[head_q]
+                head_q += 1
+                if excess[u] < 0:
+                    found = True
+                    continue  # a deficit ends its paths
+                for e in range(first[u], first[u + 1]):
+                    w = to[e]
+                    if room[e] > 0 and level[w] < 0 and unit[e] + potential[u] - potential[w] == 0:
+                        level[w] = level[u] + 1
+                        queue[tail_q] = w
+                        tail_q += 1
+            if not found:
+                break
+            for v in range(nodes):
+                current[v] = first[v]
+            for s in range(nodes):
+                while excess[s] > 0:
+                    depth, u = 0, s
+                    while excess[u] >= 0 or u == s:
+                        e = current[u]
+                        while e < first[u + 1]:
+                            w = to[e]
+                            if room[e] > 0 and level[w] == level[u] + 1 \
+                                    and unit[e] + potential[u] - potential[w] == 0:
+                                break
+                            e += 1
+                        current[u] = e
+                        if e < first[u + 1]:
+                            path[depth] = e
+                            depth += 1
+                            u = to[e]
+                        else:  # a dead end: never visit it again this round
+                            level[u] = -2
+                            if depth == 0:
+                                break
+                            depth -= 1
+                            u = to[mate[path[depth]]]
+                            current[u] += 1
+                    if depth == 0:
+                        break  # s reaches no deficit in this level graph
+                    amount = min(excess[s], -excess[u])
+                    for k in range(depth):
+                        amount = min(amount, room[path[k]])
+                    for k in range(depth):
+                        room[path[k]] -= amount
+                        room[mate[path[k]]] += amount
+                    excess[s] -= amount
+                    excess[u] += amount
+                    left -= amount
+        if left == before:
+            return STUCK  # the potentials promised a path of reduced cost 0: never loop on without one
+    for i in range(arcs):
+        flow[i] = cap[i] - room[fwd[i]]
+    return SOLVED
+
+
+def min_cost_flow_from(nodes: int, tail: np.ndarray, head: np.ndarray, cap: np.ndarray, cost: np.ndarray,
+                       flow: np.ndarray, supply: np.ndarray) -> np.ndarray | None:
+    """A min-cost flow per arc meeting every node's `supply` (negative: a demand), started from `flow` (which only
+    arcs of cost 0 may carry; costs are non-negative); None when the supplies cannot be met."""
+    tail, head, cap, cost, supply = (np.ascontiguousarray(x, dtype=np.int64) for x in (tail, head, cap, cost, supply))
+    flow = np.array(flow, dtype=np.int64)
+    status = _solve(nodes, tail, head, cap, cost, flow, supply)
+    if status == STUCK:
+        raise RuntimeError("min-cost flow made no progress in a phase")
+    return flow if status == SOLVED else None
