@@ -170,13 +170,6 @@ def rack_costs(sizes: np.ndarray, pair_mismatch: np.ndarray) -> np.ndarray:
     return np.where(pair_mismatch, int(sizes.sum()) + 1, 0).astype(np.int64)
 
 
-def counts_at(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, pair_owned: np.ndarray,
-              reach: np.ndarray, bound: int, rack_cost: np.ndarray) -> PairFlows:
-    """The optimum once `B` is known: the banded network's, or the convex network's when the bands are infeasible."""
-    flows = _banded(sizes, pair_topic, pair_member, pair_owned, reach, bound, rack_cost)
-    return flows if flows is not None else _convex(sizes, pair_topic, pair_member, pair_owned, reach, bound, rack_cost)
-
-
 def solve_counts(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray,
                  pair_owned: np.ndarray, n_members: int, pair_mismatch: np.ndarray | None = None) -> PairFlows:
     """Optimal keep/new counts per pair. Pairs must be sorted by (node, member); every node must
@@ -193,8 +186,8 @@ def solve_counts(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndar
     # Bands met at the lower bound of B prove it is B (no count above it): one solve, no search for B.
     floor = _count_floor(sizes, pair_topic, reach)
     flows = _banded(sizes, pair_topic, pair_member, pair_owned, reach, floor, rack_cost)
-    if flows is None:
-        bound = _min_max_count(sizes, pair_topic, pair_member, reach)
-        flows = counts_at(sizes, pair_topic, pair_member, pair_owned, reach, bound, rack_cost) if bound != floor \
-            else _convex(sizes, pair_topic, pair_member, pair_owned, reach, bound, rack_cost)
-    return flows
+    if flows is not None:
+        return flows
+    bound = _min_max_count(sizes, pair_topic, pair_member, reach)
+    flows = _banded(sizes, pair_topic, pair_member, pair_owned, reach, bound, rack_cost) if bound != floor else None
+    return flows if flows is not None else _convex(sizes, pair_topic, pair_member, pair_owned, reach, bound, rack_cost)
