@@ -16,7 +16,7 @@ from assigncheck.impl import registry
 from assigncheck.impl import sticky as general
 from assigncheck.impl.constrained import ConstrainedLayout
 from assigncheck.impl.cooperative import withhold
-from assigncheck.impl.flow import solve_counts
+from assigncheck.impl.flow import _banded, _count_floor, rack_costs, solve_counts
 from assigncheck.impl.pairs import pair_table
 from assigncheck.impl.range import subscriber_positions
 from assigncheck.spec.model import Assignment, Problem, TopicTable
@@ -24,6 +24,7 @@ from assigncheck.spec.ownership import valid_claims
 from benchmarks.bench_constrained import churn as leave_and_join
 from benchmarks.bench_constrained import uniform
 from benchmarks.bench_sticky import STICKY, _shapes, membership_shapes
+from benchmarks.ortools_flow import ortools_banded
 
 
 def best_ms(fn: Callable[[Any], Any], make: Callable[[], Any], repeat: int = 9) -> float:
@@ -39,6 +40,10 @@ def best_ms(fn: Callable[[Any], Any], make: Callable[[], Any], repeat: int = 9) 
 
 def _general(problem: Problem) -> dict[str, float]:
     pairs = pair_table(problem.replace())
+    sizes, owned = pairs.node_size.astype(np.int64), pairs.pair_owned.astype(np.int64)
+    reach = np.bincount(pairs.pair_member, weights=sizes[pairs.pair_topic], minlength=pairs.members).astype(np.int64)
+    bound, rack_cost = _count_floor(sizes, pairs.pair_topic, reach), rack_costs(sizes, pairs.pair_mismatch)
+    network = (sizes, pairs.pair_topic, pairs.pair_member, owned, reach, bound, rack_cost)
 
     def flow(_: object) -> object:
         return solve_counts(pairs.node_size, pairs.pair_topic, pairs.pair_member, pairs.pair_owned, pairs.members,
@@ -47,12 +52,14 @@ def _general(problem: Problem) -> dict[str, float]:
     return {"valid claims": best_ms(valid_claims, problem.replace),
             "pair table (valid claims in it)": best_ms(pair_table, problem.replace),
             "flow": best_ms(flow, lambda: None),
+            "its banded network: ours": best_ms(lambda _: _banded(*network), lambda: None),
+            "OR-Tools": best_ms(lambda _: ortools_banded(*network), lambda: None),
             "whole assign": best_ms(general.assign_general_sticky, problem.replace)}
 
 
 def main() -> None:
     for name, problem, _ in (_shapes(200, 100, 2000) + _shapes(1000, 100, 10_000)
-                             + membership_shapes(1000, 100, 10_000)):
+                             + membership_shapes(1000, 100, 10_000) + _shapes(5000, 500, 1_000_000)):
         print(f"sticky {name}: {_general(problem)}")
     constrained, coop = registry.get("sticky-constrained"), registry.get("cooperative-sticky")
     fresh = uniform(2100, 1, 2100)

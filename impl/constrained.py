@@ -70,7 +70,7 @@ class ConstrainedLayout:
             claims = g[np.lexsort((g, rank, owner))]
         valid = np.bincount(owner, minlength=len(by_name)).astype(np.int64)
         starts = np.cumsum(valid) - valid
-        return cls([ids[i] for i in by_name], table, offsets, claims, starts, valid)
+        return cls(list(map(ids.__getitem__, by_name)), table, offsets, claims, starts, valid)
 
     def prefixes(self, kept: np.ndarray) -> np.ndarray:
         """A mask over `claims`: the first `kept[m]` entries of every member's run."""

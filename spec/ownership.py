@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import compress
-from operator import attrgetter
+from operator import attrgetter, contains
 
 import numpy as np
 
@@ -29,7 +29,7 @@ def existing_claims(problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return problem.derived("existing_claims", _existing_claims)
 
 
-_OWNED, _COUNT = attrgetter("owned"), attrgetter("count")
+_OWNED, _COUNT, _SUBSCRIPTION = attrgetter("owned"), attrgetter("count"), attrgetter("subscription")
 
 
 def _existing_claims(problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -50,12 +50,14 @@ def _existing_claims(problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarr
         sets, count_of = list(compress(sets, count_of)), list(filter(None, count_of))
     tables, base = tables_of(sets)
     remaps = [np.array([table.code.get(n, unknown) for n in t.names], dtype=np.int64) for t in tables]
-    subs: dict[frozenset[str], int] = {}
     if problem.subscriptions_equal():
-        subs[members[0].subscription] = 0
+        subs = {members[0].subscription: 0}
         sub_of: Sequence[int] = [0] * len(position)
-    else:
-        sub_of = [subs.setdefault(members[k].subscription, len(subs)) for k in position]
+    else:  # distinct subscriptions numbered first seen first, by C-level passes
+        listed = list(map(_SUBSCRIPTION, map(members.__getitem__, position)))
+        distinct = dict.fromkeys(listed)
+        subs = dict(zip(distinct, range(len(distinct))))
+        sub_of = list(map(subs.__getitem__, listed))
     remap = np.concatenate(remaps)
     # One row per claim: its member, its topic (global code) and its index.
     codes, bounds, indices, runs_of = gather(sets)
@@ -85,11 +87,9 @@ def _subscribed_runs(problem: Problem, table: TopicTable, subs: dict[frozenset[s
         for sub, row in subs.items():
             subscribed[row, [table.code[t] for t in sub if t in table.code]] = True
         return subscribed[run_sub, run_topic]
-    names = table.names + ("",)  # the extra code: a topic absent from the metadata (never subscribed here)
-    members = problem.members
-    known = len(table.names)
-    return np.fromiter((t < known and names[t] in members[m].subscription
-                        for t, m in zip(run_topic.tolist(), run_member.tolist())), dtype=bool, count=len(run_topic))
+    names = table.names + (None,)  # the extra code: a topic absent from the metadata (in no subscription)
+    return np.fromiter(map(contains, map(_SUBSCRIPTION, map(problem.members.__getitem__, run_member.tolist())),
+                           map(names.__getitem__, run_topic.tolist())), dtype=bool, count=len(run_topic))
 
 
 class ValidClaims:
@@ -147,19 +147,22 @@ def valid_claims(problem: Problem) -> ValidClaims:
 
 
 def _valid_claims(problem: Problem) -> ValidClaims:
-    if sum(map(_COUNT, map(_OWNED, problem.members))) <= SMALL_ROWS:
-        return _valid_claims_small(problem)
+    counts = list(map(_COUNT, map(_OWNED, problem.members)))
+    if sum(counts) <= SMALL_ROWS:
+        return _valid_claims_small(problem, counts)
     return _valid_claims_vectorized(problem)
 
 
-def _valid_claims_small(problem: Problem) -> ValidClaims:
-    """The same rules claim by claim, for groups with few claims (numpy's per-call cost dominates there)."""
+def _valid_claims_small(problem: Problem, counts: Sequence[int] | None = None) -> ValidClaims:
+    """The same rules claim by claim, for groups with few claims (numpy's per-call cost dominates there). Only the
+    members with claims (`counts`: each member's, when known) are visited: a big fresh group has none."""
     table = TopicTable.of(tuple(sorted(problem.topics)))
-    code_of, topics = table.code, problem.topics
+    code_of, topics, members = table.code, problem.topics, problem.members
+    if counts is None:
+        counts = list(map(_COUNT, map(_OWNED, members)))
     best: dict[tuple[int, int], tuple[int, int, bool]] = {}  # (topic code, index) -> (generation, member, tied)
-    for who, m in enumerate(problem.members):
-        if not m.owned.count:
-            continue
+    for who in compress(range(len(members)), counts):
+        m = members[who]
         codes, bounds, indices = m.owned.lists()
         names, subscription, generation = m.owned.table.names, m.subscription, m.generation
         mine: set[tuple[int, int]] = set()

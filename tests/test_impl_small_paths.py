@@ -6,7 +6,6 @@ from unittest import mock
 import numpy as np
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from ortools.graph.python import min_cost_flow
 
 from assigncheck.impl import constrained_small, cooperative, flow, flow_small, registry, sticky_small
 from assigncheck.impl import lag as lag_impl
@@ -17,6 +16,7 @@ from assigncheck.impl.constrained4 import FourPhaseConstrainedAssignor
 from assigncheck.impl.sticky import assign_general_sticky
 from assigncheck.spec.rounds import next_round
 from assigncheck.spec.strategies import problems, sticky_rounds
+from benchmarks.ortools_flow import ortools_banded
 
 any_problem = st.one_of(problems(racks=None, min_partitions_per_topic=0), sticky_rounds(),
                         problems(racks=True, co_partitioned=True))
@@ -87,27 +87,18 @@ def test_banded_flow_is_a_least_cost_flow_in_the_bands(net, at_floor):
                                                                                               pair_member, reach)
     rack_cost = flow.rack_costs(sizes, np.array(mismatch, dtype=bool))
     got = flow._banded(sizes, pair_node, pair_member, owned, reach, bound, rack_cost)
-    lo, hi = np.minimum(reach, bound - 1), np.minimum(reach, bound)
-    t, m = len(sizes), members
-    ref = min_cost_flow.SimpleMinCostFlow()
-    owns = np.flatnonzero(owned > 0)
-    ref.add_arcs_with_capacity_and_unit_cost(pair_node[owns], t + pair_member[owns], owned[owns], rack_cost[owns])
-    ref.add_arcs_with_capacity_and_unit_cost(pair_node, t + pair_member, np.minimum(sizes[pair_node], hi[pair_member]),
-                                             rack_cost + 1)
-    ref.add_arcs_with_capacity_and_unit_cost(t + np.arange(m), np.full(m, t + m), hi - lo, np.zeros(m, dtype=np.int64))
-    ref.set_nodes_supplies(np.arange(t + m + 1), np.concatenate((sizes, -lo, [lo.sum() - sizes.sum()])))
-    status = ref.solve()
-    assert status in (ref.OPTIMAL, ref.INFEASIBLE)
-    if status == ref.INFEASIBLE:
+    least = ortools_banded(sizes, pair_node, pair_member, owned, reach, bound, rack_cost)
+    if least is None:
         assert got is None
         return
     assert got is not None
+    lo, hi = np.minimum(reach, bound - 1), np.minimum(reach, bound)
     assert (got.keep >= 0).all() and (got.keep <= owned).all()
     assert (got.new >= 0).all() and (got.new <= np.minimum(sizes[pair_node], hi[pair_member])).all()
-    assert (np.bincount(pair_node, weights=got.keep + got.new, minlength=t) == sizes).all()
-    counts = np.bincount(pair_member, weights=got.keep + got.new, minlength=m)
+    assert (np.bincount(pair_node, weights=got.keep + got.new, minlength=len(sizes)) == sizes).all()
+    counts = np.bincount(pair_member, weights=got.keep + got.new, minlength=members)
     assert (counts >= lo).all() and (counts <= hi).all()
-    assert int((got.keep * rack_cost).sum() + (got.new * (rack_cost + 1)).sum()) == ref.optimal_cost()
+    assert int((got.keep * rack_cost).sum() + (got.new * (rack_cost + 1)).sum()) == least
 
 
 @settings(max_examples=300, deadline=None)
