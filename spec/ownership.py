@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import compress
-from operator import attrgetter, contains
+from operator import attrgetter
 
 import numpy as np
 
@@ -29,7 +29,7 @@ def existing_claims(problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return problem.derived("existing_claims", _existing_claims)
 
 
-_OWNED, _COUNT, _SUBSCRIPTION = attrgetter("owned"), attrgetter("count"), attrgetter("subscription")
+_OWNED, _COUNT = attrgetter("owned"), attrgetter("count")
 
 
 def _existing_claims(problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -50,14 +50,12 @@ def _existing_claims(problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarr
         sets, count_of = list(compress(sets, count_of)), list(filter(None, count_of))
     tables, base = tables_of(sets)
     remaps = [np.array([table.code.get(n, unknown) for n in t.names], dtype=np.int64) for t in tables]
+    subs: dict[frozenset[str], int] = {}
     if problem.subscriptions_equal():
-        subs = {members[0].subscription: 0}
+        subs[members[0].subscription] = 0
         sub_of: Sequence[int] = [0] * len(position)
-    else:  # distinct subscriptions numbered first seen first, by C-level passes
-        listed = list(map(_SUBSCRIPTION, map(members.__getitem__, position)))
-        distinct = dict.fromkeys(listed)
-        subs = dict(zip(distinct, range(len(distinct))))
-        sub_of = list(map(subs.__getitem__, listed))
+    else:
+        sub_of = [subs.setdefault(members[k].subscription, len(subs)) for k in position]
     remap = np.concatenate(remaps)
     # One row per claim: its member, its topic (global code) and its index.
     codes, bounds, indices, runs_of = gather(sets)
@@ -87,9 +85,11 @@ def _subscribed_runs(problem: Problem, table: TopicTable, subs: dict[frozenset[s
         for sub, row in subs.items():
             subscribed[row, [table.code[t] for t in sub if t in table.code]] = True
         return subscribed[run_sub, run_topic]
-    names = table.names + (None,)  # the extra code: a topic absent from the metadata (in no subscription)
-    return np.fromiter(map(contains, map(_SUBSCRIPTION, map(problem.members.__getitem__, run_member.tolist())),
-                           map(names.__getitem__, run_topic.tolist())), dtype=bool, count=len(run_topic))
+    names = table.names + ("",)  # the extra code: a topic absent from the metadata (never subscribed here)
+    members = problem.members
+    known = len(table.names)
+    return np.fromiter((t < known and names[t] in members[m].subscription
+                        for t, m in zip(run_topic.tolist(), run_member.tolist())), dtype=bool, count=len(run_topic))
 
 
 class ValidClaims:
