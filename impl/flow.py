@@ -157,7 +157,8 @@ def _convex(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, 
     net.set_nodes_supplies(np.arange(sink + 1), supplies)
     status = net.solve()
     if status != net.OPTIMAL:
-        raise RuntimeError(f"min-cost flow failed with status {status} (every subscribed partition has a subscriber)")
+        raise RuntimeError(f"OR-Tools gave status {status} on the convex network, which every node's subscribers make "
+                           "feasible")
     keep = np.zeros(len(pair_topic), dtype=np.int64)
     keep[owns] = net.flows(keep_arcs)
     return PairFlows(keep, net.flows(new_arcs))

@@ -164,7 +164,7 @@ def _solve(nodes: int, tail: np.ndarray, head: np.ndarray, cap: np.ndarray, cost
             for s in range(nodes):
                 while excess[s] > 0:
                     depth, u = 0, s
-                    while excess[u] >= 0 or u == s:
+                    while excess[u] >= 0:  # walk on until a deficit (s itself has excess)
                         e = current[u]
                         while e < first[u + 1]:
                             w = to[e]
