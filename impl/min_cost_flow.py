@@ -16,6 +16,9 @@ the machine code in `__pycache__`, so a later process loads it in about 0.2 s in
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -23,7 +26,20 @@ _INF = np.int64(1 << 62)
 SOLVED, INFEASIBLE, STUCK = 0, 1, 2
 
 
-@njit(cache=True)
+def _compiled(signature: str | None = None) -> Callable[[Callable[..., Any]], Any]:
+    """numba's `njit`, its machine code cached on disk; compiled in memory only where no cache directory is
+    writable (a read-only install and no writable home), where numba would raise instead."""
+    def compile_(fn: Callable[..., Any]) -> Any:
+        try:
+            return njit(signature, cache=True)(fn)
+        except RuntimeError as e:
+            if "cannot cache" not in str(e):
+                raise
+            return njit(signature)(fn)
+    return compile_
+
+
+@_compiled()
 def _push(keys: np.ndarray, items: np.ndarray, size: int, key: int, item: int) -> int:
     """Add (key, item) to the binary heap in keys[:size], items[:size], ordered by (key, item); the new size."""
     i = size
@@ -37,7 +53,7 @@ def _push(keys: np.ndarray, items: np.ndarray, size: int, key: int, item: int) -
     return size + 1
 
 
-@njit(cache=True)
+@_compiled()
 def _pop(keys: np.ndarray, items: np.ndarray, size: int) -> int:
     """Drop the heap's least (key, item), at index 0; the new size."""
     size -= 1
@@ -58,7 +74,7 @@ def _pop(keys: np.ndarray, items: np.ndarray, size: int) -> int:
     return size
 
 
-@njit("int64(int64, int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], int64[::1])", cache=True)
+@_compiled("int64(int64, int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], int64[::1])")
 def _solve(nodes: int, tail: np.ndarray, head: np.ndarray, cap: np.ndarray, cost: np.ndarray, flow: np.ndarray,
            supply: np.ndarray) -> int:
     """Complete `flow` (per arc, updated in place) to a min-cost flow that meets every node's `supply`: SOLVED, or

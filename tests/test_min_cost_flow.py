@@ -1,6 +1,9 @@
 """`impl.min_cost_flow` against OR-Tools on random networks: the same feasibility and the same least cost, from any
 starting flow on arcs of cost 0, with every capacity and supply met."""
 
+import subprocess
+import sys
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -45,3 +48,19 @@ def test_the_starting_flow_is_not_changed_in_place():
     out = min_cost_flow_from(3, np.array([0, 1]), np.array([1, 2]), np.array([5, 5]), np.array([0, 1]), start,
                              np.array([2, 0, -2]))
     assert out.tolist() == [2, 2] and start.tolist() == [2, 0]
+
+
+def test_compiled_in_memory_where_no_cache_directory_is_writable():
+    """A read-only install and no writable home: numba finds no directory for its cache and raises when asked to
+    cache; the solver is then compiled in memory. numba's list of cache locations, emptied, stands for that
+    machine (this process is root here, so nothing can be made unwritable)."""
+    code = ("import numba.core.caching as caching\n"
+            "caching.CacheImpl._locator_classes = []\n"
+            "import numpy as np\n"
+            "from assigncheck.impl.min_cost_flow import _solve, min_cost_flow_from\n"
+            "out = min_cost_flow_from(3, np.array([0, 1]), np.array([1, 2]), np.array([5, 5]), np.array([1, 0]),\n"
+            "                         np.array([0, 0]), np.array([2, 0, -2]))\n"
+            "print(out.tolist(), type(_solve._cache).__name__)\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "[2, 2] NullCache"
