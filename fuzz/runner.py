@@ -19,6 +19,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from assigncheck.spec.heap import freeze_loaded
+
 DICTIONARY = Path(__file__).with_name("dictionary.txt")
 
 
@@ -148,6 +150,7 @@ def atheris_engine(args: argparse.Namespace) -> None:
     with atheris.instrument_imports(include=["assigncheck.impl", "assigncheck.spec.codec",
                                              *_outside_modules(args.target)]):
         job = Job(args.target, args.out, seed=args.seed, budget_s=args.budget, minimize_s=args.minimize_seconds)
+    freeze_loaded()
     libfuzzer = [
         sys.argv[0], f"-max_total_time={int(args.seconds)}", f"-seed={args.seed}", "-use_value_profile=1",
         *([f"-runs={args.runs}"] if args.runs is not None else []),
@@ -186,6 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.corpus.mkdir(parents=True, exist_ok=True)
     if args.engine == "random":
         job = Job(args.target, args.out, seed=args.seed, budget_s=args.budget, minimize_s=args.minimize_seconds)
+        freeze_loaded()
         random_engine(job, [args.corpus, *args.seeds_dirs], args.seconds, args.seed, args.max_len, args.runs)
     else:
         atheris_engine(args)

@@ -97,7 +97,7 @@ class _Timed:
 _targets: dict[str, Any] = {}
 
 
-def _target(key: str) -> Any:
+def loaded_target(key: str) -> Any:
     """Load each target once per worker process, by its reference (promises included), the way every stage
     loads it (a `cmd:` target keeps its subprocess between rows)."""
     if key not in _targets:
@@ -175,7 +175,7 @@ def check_row(spec_name: str, instance: Any, instance_name: str, shard: int, k: 
     members, topics, partitions, protocol = sizes(first)
     from assigncheck.spec.signature import raw_key
 
-    target = _target(spec_name)
+    target = loaded_target(spec_name)
     timed = _Timed(target)
     t0 = time.perf_counter()
     try:

@@ -19,8 +19,9 @@ import pyarrow.parquet as pq
 
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.generators import PROFILES, generate
+from assigncheck.spec.heap import freeze_loaded
 
-from .diff_rows import ROW_SCHEMA, check_row, hung, instance_id
+from .diff_rows import ROW_SCHEMA, check_row, hung, instance_id, loaded_target
 
 ROWS_DIR = "rows"
 
@@ -142,5 +143,8 @@ def run_shard(spec: CampaignSpec, out: str, shard: int, limits: Limits = NO_LIMI
 def run_shards(spec: CampaignSpec, out: str, shards: Sequence[int] | Iterator[int],
                limits: Limits = NO_LIMITS) -> Iterator[ShardResult]:
     """The body of a Spark `mapPartitions` task, and of the plain executor: shard ids in, results out."""
+    for target in spec.targets:  # loaded first, then frozen: a worker keeps them for its next tasks
+        loaded_target(target)
+    freeze_loaded()
     for shard in shards:
         yield run_shard(spec, out, int(shard), limits)

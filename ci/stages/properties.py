@@ -79,7 +79,9 @@ def run(target: Assignor, ctx: Context) -> StageResult:
     from hypothesis import seed as fix_seed
 
     from assigncheck.spec.check import check_assignor
+    from assigncheck.spec.heap import freeze_loaded
 
+    freeze_loaded()  # the target and hypothesis are loaded: collections from here on walk only new objects
     started = time.monotonic()
     deadline = started + ctx.profile.properties_s
     collector = Collector(ctx.profile.max_candidates)
