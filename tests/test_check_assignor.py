@@ -2,6 +2,8 @@
 cooperative rounds, each caught on a small hand-written faulty assignor and passed by a correct one."""
 
 import itertools
+import signal
+import threading
 import time
 
 from assigncheck.impl.registry import get
@@ -87,6 +89,47 @@ def test_waiting_is_not_computing_but_a_hang_is_h7(monkeypatch):
     assert out is None and time.monotonic() - started < 3
     [v] = report.violations
     assert v.invariant == "H7" and "hang limit" in v.message and v.cause == "hang"
+
+
+def test_with_the_wall_clock_timer_taken_calls_go_to_a_worker_thread_and_a_hang_leaves_it_behind(monkeypatch):
+    """As in a fuzz job, whose libFuzzer holds ITIMER_REAL: the timers cannot be armed, so each call runs in a
+    worker thread, which the check's calls share; the CPU budget and the hang limit still hold, and after a
+    hang the next check gets a new worker and its own results."""
+    from assigncheck.spec import check
+
+    monkeypatch.setattr(check, "HANG_MIN_S", 0.5)
+    ran_in: list[threading.Thread] = []
+
+    def noted(problem):
+        ran_in.append(threading.current_thread())  # the object: a finished thread's ident can be reused
+        return in_id_order(problem)
+
+    def spin(problem):  # past the 0.1 s budget, within the 1 s hang limit
+        end = time.thread_time() + 0.4
+        while time.thread_time() < end:
+            pass
+        return in_id_order(problem)
+
+    def asleep(problem):
+        time.sleep(3)
+        return Assignment({})
+
+    previous = signal.signal(signal.SIGALRM, lambda *_: None)
+    signal.setitimer(signal.ITIMER_REAL, 100, 100)
+    try:
+        assert check_assignor(Fn(noted), GROUP, budget_s=0.01)[1].ok
+        assert len(ran_in) >= 3 and len(set(ran_in)) == 1 and ran_in[0] is not threading.main_thread()
+        [v] = check_assignor(Fn(spin), GROUP, budget_s=0.1)[1].violations
+        assert v.invariant == "H7" and v.cause == "timeout"
+        started = time.monotonic()
+        [v] = check_assignor(Fn(asleep), GROUP, budget_s=0.01)[1].violations
+        assert v.invariant == "H7" and v.cause == "hang" and time.monotonic() - started < 2
+        out, report = check_assignor(Fn(noted), GROUP, budget_s=0.01)
+        assert report.ok and out == in_id_order(GROUP)
+        assert ran_in[-1] is not ran_in[0]  # a new worker: the old one is still asleep in the abandoned call
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def test_returning_something_else_is_h7():
