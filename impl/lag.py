@@ -56,12 +56,15 @@ def deal_topic(lags: np.ndarray, n_members: int) -> np.ndarray:
             owner[chunk] = takers
             totals[takers] += lags[chunk]
         return owner
+    if n_members == 1:  # one subscriber: every lap is that one
+        owner[:] = 0
+        return owner
     lag_list, order_list = lags.tolist(), order.tolist()
     totals_list = [0] * n_members
+    members, by_total = range(n_members), totals_list.__getitem__
     for start in range(0, n, n_members):
-        chunk = order_list[start: start + n_members]
-        takers = sorted(range(n_members), key=lambda i: (totals_list[i], i))
-        for p, m in zip(chunk, takers):
+        # A stable sort of the ids by lag total: ties stay in id order.
+        for p, m in zip(order_list[start: start + n_members], sorted(members, key=by_total)):
             owner[p] = m
             totals_list[m] += lag_list[p]
     return owner
@@ -79,9 +82,9 @@ def _assign_small(problem: Problem) -> Assignment:
         lags = _topic_lags(problem, topic).tolist()
         order = sorted(range(len(lags)), key=lambda i: -lags[i])  # stable: lower index first on ties
         totals = [0] * len(subscribers)
+        ids, by_total = range(len(subscribers)), totals.__getitem__
         for start in range(0, len(order), len(subscribers)):
-            takers = sorted(range(len(subscribers)), key=lambda i: (totals[i], i))
-            for p, m in zip(order[start: start + len(subscribers)], takers):
+            for p, m in zip(order[start: start + len(subscribers)], sorted(ids, key=by_total)):  # ties: id order
                 member_row.append(subscribers[m])
                 index_row.append(p)
                 totals[m] += lags[p]
