@@ -1,15 +1,20 @@
-"""Loaded code kept out of the cyclic garbage collector's way in processes that run many `assign` calls.
+"""The cyclic garbage collector kept out of the way where it only costs time.
 
-A process that has loaded the sticky assignors holds over 100,000 long-lived objects (numba's compiler among
-them). Every full collection walks them all (14-18 ms on the 2-core machine) and leaves the CPU caches cold
-for the call that follows. The gate's properties stage, a fuzz job, a campaign's Spark task and the benchmark
-harness therefore freeze what is alive once their code is loaded: later collections walk only what was
-made since.
+- Loaded code, in processes that run many `assign` calls. A process that has loaded the sticky assignors holds
+  over 100,000 long-lived objects (numba's compiler among them); every full collection walks them all (14-18 ms
+  on the 2-core machine) and leaves the CPU caches cold for the call that follows. The gate's properties stage,
+  a fuzz job, a campaign's Spark task and the benchmark harness therefore freeze what is alive once their code
+  is loaded (`freeze_loaded`): later collections walk only what was made since.
+- Millions of new objects that are never cyclic garbage. A young collection runs every 700 new tracked objects
+  and the older generations walk the survivors again and again: a 32 MiB problem parses in about half the time
+  with the collector paused while it is built (`gc_paused`).
 """
 
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 
 def freeze_loaded() -> None:
@@ -19,3 +24,16 @@ def freeze_loaded() -> None:
     process."""
     gc.collect()
     gc.freeze()
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while a batch of acyclic objects is made (a parsed document and the problem
+    built from it; a group's partition sets). Restored as it was; collection is delayed, never skipped."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()

@@ -39,7 +39,8 @@ from typing import Any
 import numpy as np
 
 from .errors import FormatError, InputError
-from .json_input import JSONSyntaxError, decode, file_kind, gc_paused, load_json, parse_json, read_input
+from .heap import gc_paused
+from .json_input import JSONSyntaxError, decode, file_kind, load_json, parse_json, read_input
 from .limits import MAX_MEMBERS, MAX_PARTITIONS, MAX_TASKS, MAX_TOPICS, check_limit
 from .model import (
     EMPTY,

@@ -13,18 +13,17 @@ and `read_input` reads only regular files or standard input (`-`), at most `MAX_
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import re
 import stat
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from itertools import chain
 from typing import Any
 
 from .errors import FormatError
+from .heap import gc_paused
 from .limits import MAX_INPUT_BYTES, MAX_JSON_DEPTH
 
 STDIN = "-"
@@ -115,20 +114,6 @@ def decode(data: str | bytes, source: str = "") -> str:
         return bytes(data).decode("utf-8")
     except UnicodeDecodeError as e:
         raise FormatError(source, f"is not UTF-8 text (byte {e.start})") from None
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while a large document is built: json.loads and the problem built from it
-    make millions of acyclic lists and dicts, and every collection pass walks them all (a 32 MiB problem parses in
-    about half the time). Restored as it was; collection is delayed, never skipped."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def parse_json(data: str | bytes, source: str = "") -> Any:

@@ -14,7 +14,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 from types import MappingProxyType
 from typing import Any, Literal, TypeAlias, TypeVar
 
@@ -76,7 +76,7 @@ class PartitionSet(Mapping[str, np.ndarray]):
     partition then takes about 1 ms, not 3.
     """
 
-    __slots__ = ("table", "_codes", "_bounds", "_indices", "is_sorted", "_lists", "count", "_src")
+    __slots__ = ("table", "_codes", "_bounds", "_indices", "is_sorted", "_lists", "count", "_src", "_at")
 
     def __init__(self, table: TopicTable, codes: np.ndarray, bounds: np.ndarray, indices: np.ndarray,
                  is_sorted: bool) -> None:
@@ -87,14 +87,15 @@ class PartitionSet(Mapping[str, np.ndarray]):
         self.is_sorted = is_sorted  # indices ascending within every topic
         self._lists: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]] | None = None
         self.count = len(indices)  # partitions listed, repeats included
-        # Set i of a group whose sets share arrays (`sets_by_member`): ((codes, bounds, indices, rows_at, runs_at), i);
-        # its arrays are codes[runs_at[i]:runs_at[i + 1]], the next len(codes) + 1 entries of bounds from
-        # runs_at[i] + i, and indices[rows_at[i]:rows_at[i + 1]], sliced on first use.
-        self._src: tuple[tuple[np.ndarray, ...], int] | None = None
+        # Set i (`_at`) of a group whose sets share arrays (`sets_by_member`): `_src` is (codes, bounds, indices,
+        # rows_at, runs_at), and its arrays are codes[runs_at[i]:runs_at[i + 1]], the next len(codes) + 1 entries
+        # of bounds from runs_at[i] + i, and indices[rows_at[i]:rows_at[i + 1]], sliced on first use.
+        self._src: tuple[np.ndarray, ...] | None = None
+        self._at = 0
 
     def __getattr__(self, name: str) -> None:
-        # Only called for a slot never set: a set cut from shared arrays (`sets_of_grouped_rows`) sets four slots,
-        # not eight (a fifth of the cost of making 2,100 sets); its arrays and lists read as not made yet.
+        # Only called for a slot never set: a set cut from shared arrays (`sets_of_grouped_rows`) sets five slots,
+        # not nine (a fifth of the cost of making 2,100 sets); its arrays and lists read as not made yet.
         if name in _MADE_LAZILY:
             return None
         raise AttributeError(name)
@@ -106,11 +107,12 @@ class PartitionSet(Mapping[str, np.ndarray]):
         out = cls.__new__(cls)
         out.table, out.is_sorted, out._lists, out.count = table, is_sorted, (codes, bounds, indices), len(indices)
         out._codes = out._bounds = out._indices = out._src = None
+        out._at = 0
         return out
 
     def _arrays(self) -> None:
         if self._src is not None:
-            (codes, bounds, indices, rows_at, runs_at), i = self._src
+            (codes, bounds, indices, rows_at, runs_at), i = self._src, self._at
             ra, rb, a, b = int(runs_at[i]), int(runs_at[i + 1]), int(rows_at[i]), int(rows_at[i + 1])
             self._codes, self._bounds, self._indices = codes[ra:rb], bounds[ra + i:rb + i + 1], indices[a:b]
             return
@@ -386,10 +388,11 @@ def sets_of_grouped_rows(members: int, table: TopicTable, member_row: np.ndarray
     add = out.append
     for i, n in enumerate(np.diff(rows_at).tolist()):
         if n:
-            s = new(PartitionSet)  # four slots set one by one (no tuple packed); the rest are made lazily
+            s = new(PartitionSet)  # five slots set one by one, no tuple made (one object fewer for the collector)
             s.table = table
             s.is_sorted = ordered[i]
-            s._src = (shared, i)
+            s._src = shared
+            s._at = i
             s.count = n
             add(s)
         else:
@@ -397,7 +400,7 @@ def sets_of_grouped_rows(members: int, table: TopicTable, member_row: np.ndarray
     return out
 
 
-_SRC, _TABLE, _FIRST, _SECOND = attrgetter("_src"), attrgetter("table"), itemgetter(0), itemgetter(1)
+_SRC, _AT, _TABLE = attrgetter("_src"), attrgetter("_at"), attrgetter("table")
 _SUBSCRIPTION, _MEMBER_ID = attrgetter("subscription"), attrgetter("member_id")
 
 
@@ -406,9 +409,9 @@ def gather(sets: Sequence[PartitionSet]) -> tuple[np.ndarray, np.ndarray, np.nda
     code reads. Sets cut from one group's shared arrays (`sets_by_member`: an assignment, or claims fed back
     from one) are gathered with three index arrays, not three slices per set."""
     srcs = list(map(_SRC, sets))  # C-level passes throughout: a group can have thousands of members
-    if srcs and None not in srcs and len(set(map(id, map(_FIRST, srcs)))) == 1:
-        codes, bounds, indices, rows_at, runs_at = srcs[0][0]
-        i = np.fromiter(map(_SECOND, srcs), dtype=np.int64, count=len(srcs))
+    if srcs and None not in srcs and len(set(map(id, srcs))) == 1:
+        codes, bounds, indices, rows_at, runs_at = srcs[0]
+        i = np.fromiter(map(_AT, sets), dtype=np.int64, count=len(srcs))
         ra, a = runs_at[i], rows_at[i]
         runs = runs_at[i + 1] - ra
         return codes[ranges(ra, runs)], bounds[ranges(ra + i, runs + 1)], indices[ranges(a, rows_at[i + 1] - a)], runs
