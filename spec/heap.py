@@ -29,7 +29,7 @@ def freeze_loaded() -> None:
 @contextmanager
 def gc_paused() -> Iterator[None]:
     """The cyclic garbage collector off while a batch of acyclic objects is made (a parsed document and the problem
-    built from it; a group's partition sets). Restored as it was; collection is delayed, never skipped."""
+    built from it). Restored as it was; collection is delayed, never skipped."""
     was = gc.isenabled()
     gc.disable()
     try:

@@ -87,11 +87,11 @@ class PartitionSet(Mapping[str, np.ndarray]):
         self.is_sorted = is_sorted  # indices ascending within every topic
         self._lists: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]] | None = None
         self.count = len(indices)  # partitions listed, repeats included
-        # Set i (`_at`) of a group whose sets share arrays (`sets_by_member`): `_src` is (codes, bounds, indices,
-        # rows_at, runs_at), and its arrays are codes[runs_at[i]:runs_at[i + 1]], the next len(codes) + 1 entries
-        # of bounds from runs_at[i] + i, and indices[rows_at[i]:rows_at[i + 1]], sliced on first use.
+        # Set i of a group whose sets share arrays (`sets_by_member`): `_src` is (codes, bounds, indices, rows_at,
+        # runs_at) and `_at` is i (set only with `_src`); its arrays are codes[runs_at[i]:runs_at[i + 1]], the next
+        # len(codes) + 1 entries of bounds from runs_at[i] + i, and indices[rows_at[i]:rows_at[i + 1]], sliced on
+        # first use.
         self._src: tuple[np.ndarray, ...] | None = None
-        self._at = 0
 
     def __getattr__(self, name: str) -> None:
         # Only called for a slot never set: a set cut from shared arrays (`sets_of_grouped_rows`) sets five slots,
@@ -107,7 +107,6 @@ class PartitionSet(Mapping[str, np.ndarray]):
         out = cls.__new__(cls)
         out.table, out.is_sorted, out._lists, out.count = table, is_sorted, (codes, bounds, indices), len(indices)
         out._codes = out._bounds = out._indices = out._src = None
-        out._at = 0
         return out
 
     def _arrays(self) -> None:
