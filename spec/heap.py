@@ -2,9 +2,10 @@
 
 - Loaded code, in processes that run many `assign` calls. A process that has loaded the sticky assignors holds
   over 100,000 long-lived objects (numba's compiler among them); every full collection walks them all (14-18 ms
-  on the 2-core machine) and leaves the CPU caches cold for the call that follows. The gate's properties stage,
-  a fuzz job, a campaign's Spark task and the benchmark harness therefore freeze what is alive once their code
-  is loaded (`freeze_loaded`): later collections walk only what was made since.
+  on the 2-core machine) and leaves the CPU caches cold for the call that follows. A fuzz job, a campaign's
+  Spark task and the benchmark harness therefore freeze what is alive once their code is loaded
+  (`freeze_loaded`), and the gate's properties stage does for its run (`loaded_frozen`): later collections walk
+  only what was made since.
 - Millions of new objects that are never cyclic garbage. A young collection runs every 700 new tracked objects
   and the older generations walk the survivors again and again: a 32 MiB problem parses in about half the time
   with the collector paused while it is built (`gc_paused`).
@@ -24,6 +25,17 @@ def freeze_loaded() -> None:
     process."""
     gc.collect()
     gc.freeze()
+
+
+@contextmanager
+def loaded_frozen() -> Iterator[None]:
+    """`freeze_loaded` for a block of a process that goes on after it (a gate stage run in-process): unfrozen
+    after the block, so that what the caller drops later is collected as before."""
+    freeze_loaded()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 @contextmanager

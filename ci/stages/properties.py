@@ -79,9 +79,8 @@ def run(target: Assignor, ctx: Context) -> StageResult:
     from hypothesis import seed as fix_seed
 
     from assigncheck.spec.check import check_assignor
-    from assigncheck.spec.heap import freeze_loaded
+    from assigncheck.spec.heap import loaded_frozen
 
-    freeze_loaded()  # the target and hypothesis are loaded: collections from here on walk only new objects
     started = time.monotonic()
     deadline = started + ctx.profile.properties_s
     collector = Collector(ctx.profile.max_candidates)
@@ -108,7 +107,8 @@ def run(target: Assignor, ctx: Context) -> StageResult:
                          promises=target.promises.to_text())
     shortfall = promised_less(target)
     try:
-        holds()
+        with loaded_frozen():  # the target and hypothesis are loaded: collections walk only the examples' objects
+            holds()
     except _Stop:
         pass
     result.findings = settle("properties", target, collector.candidates(), ctx)
