@@ -12,8 +12,6 @@ masks, never Python loops over partitions.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import chain, repeat
-from operator import attrgetter
 
 import numpy as np
 
@@ -21,8 +19,7 @@ from assigncheck.spec.model import Problem, TopicTable
 from assigncheck.spec.ownership import valid_claims
 from assigncheck.spec.partition_rows import layout
 from assigncheck.spec.racks import member_rack, rack_aware, rack_layout
-
-_SUBSCRIPTION = attrgetter("subscription")
+from assigncheck.spec.subscriptions import subscription_codes
 
 
 @dataclass(frozen=True)
@@ -67,32 +64,31 @@ def pair_table(problem: Problem) -> PairTable:
     ids = [m.member_id for m in problem.members]
     order = sorted(range(len(ids)), key=ids.__getitem__)
     members = list(map(problem.members.__getitem__, order))
-    wanted = set().union(*map(_SUBSCRIPTION, members))
-    table = TopicTable(t for t, n in problem.topics.items() if n > 0 and t in wanted)
-    sizes = np.array([problem.topics[t] for t in table.names], dtype=np.int64)
+    # Pairs from the distinct subscriptions' codes (`spec.subscriptions`, shared with valid ownership), repeated
+    # per member by array arithmetic: no numpy call and no set lookup per member or per subscription.
+    subs = subscription_codes(problem)
+    sizes = np.array([problem.topics[t] for t in subs.table.names], dtype=np.int64)
+    wanted = np.zeros(len(sizes), dtype=bool)
+    wanted[subs.codes] = True
+    wanted &= sizes > 0  # topics without partitions get no pairs
+    kept = np.flatnonzero(wanted)
+    table = TopicTable.of(tuple(map(subs.table.names.__getitem__, kept.tolist())))
+    sizes = sizes[kept]
     offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
+    remap = np.cumsum(wanted) - 1
+    entry = wanted[subs.codes]
+    flat = remap[subs.codes[entry]]  # each subscription's pair codes, ascending
+    sub_len = np.bincount(subs.sub[entry], minlength=subs.distinct)
+    sub_start = np.cumsum(sub_len) - sub_len
+    member_sub = subs.member_sub[order]
     aware = rack_aware(problem)
-    # Pairs from the distinct subscriptions, laid out once (a group of equal subscriptions costs one), then
-    # repeated per member by array arithmetic: no numpy call per member or per subscription.
-    # C-level passes only: with random subscriptions nearly every member's is distinct.
-    subs = list(map(_SUBSCRIPTION, members))
-    distinct = list(dict.fromkeys(subs))  # first seen first
-    number = dict(zip(distinct, range(len(distinct))))
-    member_sub = np.fromiter(map(number.__getitem__, subs), dtype=np.int64, count=len(subs))
     if aware:
         classes: dict[tuple[frozenset[str], str | None], int] = {}
         member_class = np.array([classes.setdefault((m.subscription, member_rack(m.rack)), len(classes))
                                  for m in members], dtype=np.int64)
     else:
         member_class = member_sub
-    listed = np.fromiter(map(len, distinct), dtype=np.int64, count=len(distinct))
-    codes = np.fromiter(map(table.code.get, chain.from_iterable(distinct), repeat(-1)), dtype=np.int64,
-                        count=int(listed.sum()))
-    known = codes >= 0  # topics without partitions or metadata have no code
-    sub_len = np.bincount(np.repeat(np.arange(len(distinct)), listed)[known], minlength=len(distinct))
-    flat = codes[known]
-    sub_start = np.cumsum(sub_len) - sub_len
     counts = sub_len[member_sub] if len(members) else np.zeros(0, dtype=np.int64)
     pair_member = np.repeat(np.arange(len(members), dtype=np.int64), counts)
     within = np.arange(len(pair_member)) - np.repeat(np.cumsum(counts) - counts, counts)

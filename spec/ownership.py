@@ -20,6 +20,7 @@ from .model import (
     sets_by_member,
     tables_of,
 )
+from .subscriptions import subscription_codes
 
 
 def existing_claims(problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -50,46 +51,21 @@ def _existing_claims(problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarr
         sets, count_of = list(compress(sets, count_of)), list(filter(None, count_of))
     tables, base = tables_of(sets)
     remaps = [np.array([table.code.get(n, unknown) for n in t.names], dtype=np.int64) for t in tables]
-    subs: dict[frozenset[str], int] = {}
-    if problem.subscriptions_equal():
-        subs[members[0].subscription] = 0
-        sub_of: Sequence[int] = [0] * len(position)
-    else:
-        sub_of = [subs.setdefault(members[k].subscription, len(subs)) for k in position]
     remap = np.concatenate(remaps)
     # One row per claim: its member, its topic (global code) and its index.
     codes, bounds, indices, runs_of = gather(sets)
     runs = run_lengths(bounds, runs_of)
-    run_codes = codes + np.repeat(base, runs_of)
-    topic = np.repeat(remap[run_codes], runs)
+    run_topic = remap[codes + np.repeat(base, runs_of)]
+    topic = np.repeat(run_topic, runs)
     who = np.repeat(np.array(position, dtype=np.int64), count_of)
     index = indices.astype(np.int64)
     sizes = np.array([problem.topics[t] for t in table.names] + [0], dtype=np.int64)
     run_member = np.repeat(np.array(position, dtype=np.int64), runs_of)
-    run_sub = np.repeat(np.array(sub_of, dtype=np.int64), runs_of)
-    subscribed = _subscribed_runs(problem, table, subs, run_sub, run_member, remap[run_codes])[
-        np.repeat(np.arange(len(runs)), runs)]
+    subscribed = np.repeat(subscription_codes(problem).subscribes(run_member, run_topic), runs)  # rule 2, per run
     ok = (index >= 0) & (index < sizes[topic])  # rule 1
     offsets = np.concatenate(([0], np.cumsum(sizes)))
     return (read_only(who[ok], np.int64), read_only(offsets[topic[ok]] + index[ok], np.int64),
             read_only(topic[ok], np.int64), read_only(subscribed[ok], bool))
-
-
-def _subscribed_runs(problem: Problem, table: TopicTable, subs: dict[frozenset[str], int], run_sub: np.ndarray,
-                     run_member: np.ndarray, run_topic: np.ndarray) -> np.ndarray:
-    """Rule 2 per claimed (member, topic) run: does the member still subscribe to the run's topic? A table of
-    distinct subscriptions x topics when that is smaller (equal subscriptions: one row), else one set lookup
-    per run (members with distinct subscriptions each claiming few topics)."""
-    if sum(map(len, subs)) <= len(run_topic):
-        subscribed = np.zeros((len(subs), len(table.names) + 1), dtype=bool)
-        for sub, row in subs.items():
-            subscribed[row, [table.code[t] for t in sub if t in table.code]] = True
-        return subscribed[run_sub, run_topic]
-    names = table.names + ("",)  # the extra code: a topic absent from the metadata (never subscribed here)
-    members = problem.members
-    known = len(table.names)
-    return np.fromiter((t < known and names[t] in members[m].subscription
-                        for t, m in zip(run_topic.tolist(), run_member.tolist())), dtype=bool, count=len(run_topic))
 
 
 class ValidClaims:
