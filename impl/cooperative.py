@@ -78,7 +78,7 @@ def _withhold_rows(problem: Problem, eager: Assignment) -> Assignment:
 
 def _withhold_small(problem: Problem, eager: Assignment) -> Assignment:
     """`withhold` on the plain-Python views of a small problem (`spec.small_views`): the same partitions dropped;
-    a member that loses none keeps its very set."""
+    a member that loses none keeps its very set (the wrapped assignors' sets are sorted: no re-sorting)."""
     pv = problem_view(problem)
     claimants, claims, valid, claimed = pv.claimants, pv.claims, pv.valid_keys, pv.claimed_topics
     position = {m: k for k, m in enumerate(pv.ids)}
@@ -103,7 +103,7 @@ def _withhold_small(problem: Problem, eager: Assignment) -> Assignment:
                     kept.append((t, i))
         if dropped:
             out[member_id] = partitions_of(kept, sort=True)
-    return Assignment(out)
+    return Assignment.of_sets(out)
 
 
 def _wrapped(problem: Problem) -> Assignor:
