@@ -76,9 +76,9 @@ def pair_table(problem: Problem) -> PairTable:
     sizes = sizes[kept]
     offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
-    remap = np.cumsum(wanted) - 1
+    remap = np.where(wanted, np.cumsum(wanted) - 1, -1)  # a topic code of the metadata -> its code in `table`
     entry = wanted[subs.codes]
-    flat = remap[subs.codes[entry]]  # each subscription's pair codes, ascending
+    flat = remap[subs.codes[entry]]  # each subscription's pair codes (pairs are sorted by node below)
     sub_len = np.bincount(subs.sub[entry], minlength=subs.distinct)
     sub_start = np.cumsum(sub_len) - sub_len
     member_sub = subs.member_sub[order]
@@ -125,8 +125,7 @@ def pair_table(problem: Problem) -> PairTable:
         pair_mismatch[by_pair]
 
     v = valid_claims(problem)  # rows by (problem position, topic code, index); all of subscribed topics
-    remap = np.array([table.code.get(t, -1) for t in v.table.names], dtype=np.int64)
-    claim_topic = remap[v.topic]
+    claim_topic = remap[v.topic]  # valid claims code the metadata's topics in name order too
     claim_gid = offsets[claim_topic] + v.index.astype(np.int64)
     claim_node = claim_topic if gid_node is None else gid_node[claim_gid]
     claim_key = claim_node * n + position[v.member]

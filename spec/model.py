@@ -550,6 +550,10 @@ class Problem:
             self._derived[key] = compute(self)
         return self._derived[key]  # type: ignore[return-value]
 
+    def has_derived(self, key: str) -> bool:
+        """Whether `derived(key, ...)` is computed already (a consumer may then prefer reading it)."""
+        return key in self._derived
+
     def __post_init__(self) -> None:
         if not isinstance(self.topics, MappingProxyType):
             object.__setattr__(self, "topics", MappingProxyType(dict(self.topics)))

@@ -30,7 +30,7 @@ def existing_claims(problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return problem.derived("existing_claims", _existing_claims)
 
 
-_OWNED, _COUNT = attrgetter("owned"), attrgetter("count")
+_OWNED, _COUNT, _SUBSCRIPTION = attrgetter("owned"), attrgetter("count"), attrgetter("subscription")
 
 
 def _existing_claims(problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -61,11 +61,27 @@ def _existing_claims(problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarr
     index = indices.astype(np.int64)
     sizes = np.array([problem.topics[t] for t in table.names] + [0], dtype=np.int64)
     run_member = np.repeat(np.array(position, dtype=np.int64), runs_of)
-    subscribed = np.repeat(subscription_codes(problem).subscribes(run_member, run_topic), runs)  # rule 2, per run
+    subscribed = np.repeat(_subscribed_runs(problem, table, run_member, run_topic), runs)
     ok = (index >= 0) & (index < sizes[topic])  # rule 1
     offsets = np.concatenate(([0], np.cumsum(sizes)))
     return (read_only(who[ok], np.int64), read_only(offsets[topic[ok]] + index[ok], np.int64),
             read_only(topic[ok], np.int64), read_only(subscribed[ok], bool))
+
+
+def _subscribed_runs(problem: Problem, table: TopicTable, run_member: np.ndarray, run_topic: np.ndarray
+                     ) -> np.ndarray:
+    """Rule 2 per claimed (member, topic) run: does the member still subscribe to the run's topic? From the
+    problem's subscription codes when they are made already (the sticky assignors' pair table reads them too) or
+    cost no more than the runs; else one set lookup per run (members with distinct subscriptions, each claiming
+    a few of its many topics: the checker of a range or round-robin output after churn)."""
+    members = problem.members
+    if (problem.has_derived("subscription_codes") or problem.subscriptions_equal()
+            or sum(map(len, map(_SUBSCRIPTION, members))) <= len(run_topic)):
+        return subscription_codes(problem).subscribes(run_member, run_topic)
+    names = table.names + ("",)  # the extra code: a topic absent from the metadata (never subscribed here)
+    known = len(table.names)
+    return np.fromiter((t < known and names[t] in members[m].subscription
+                        for t, m in zip(run_topic.tolist(), run_member.tolist())), dtype=bool, count=len(run_topic))
 
 
 class ValidClaims:

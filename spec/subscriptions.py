@@ -26,7 +26,7 @@ class SubscriptionCodes:
     table: TopicTable
     member_sub: np.ndarray  # int64 per member position: its subscription's number (first seen, first numbered)
     sub: np.ndarray  # int64 per entry: the subscription it belongs to; entries grouped by subscription
-    codes: np.ndarray  # int64 per entry: a topic code, ascending within each subscription
+    codes: np.ndarray  # int64 per entry: a topic code
 
     @property
     def distinct(self) -> int:
@@ -39,7 +39,7 @@ class SubscriptionCodes:
         if not len(self.codes):
             return np.zeros(len(member), dtype=bool)
         span = len(self.table.names) + 1
-        keys = self.sub * span + self.codes  # ascending: grouped by subscription, codes ascending in each
+        keys = np.sort(self.sub * span + self.codes)  # sorted here, where it is needed (claims exist)
         asked = self.member_sub[member] * span + topic
         return keys[np.minimum(np.searchsorted(keys, asked), len(keys) - 1)] == asked
 
@@ -64,7 +64,6 @@ def _subscription_codes(problem: Problem) -> SubscriptionCodes:
     codes = np.fromiter(map(table.code.get, chain.from_iterable(distinct), repeat(-1)), dtype=np.int64,
                         count=int(listed.sum()))
     known = codes >= 0
-    span = len(table.names) + 1
-    keys = np.sort(np.repeat(np.arange(len(distinct), dtype=np.int64), listed)[known] * span + codes[known])
-    return SubscriptionCodes(table, read_only(member_sub, np.int64), read_only(keys // span, np.int64),
-                             read_only(keys % span, np.int64))
+    sub = np.repeat(np.arange(len(distinct), dtype=np.int64), listed)[known]
+    return SubscriptionCodes(table, read_only(member_sub, np.int64), read_only(sub, np.int64),
+                             read_only(codes[known], np.int64))

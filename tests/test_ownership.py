@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 from assigncheck.spec import ownership
 from assigncheck.spec.model import Member, Problem, iter_pairs
 from assigncheck.spec.ownership import valid_owned
+from assigncheck.spec.subscriptions import subscription_codes
 
 
 def literal_valid_owned(problem):
@@ -78,3 +79,27 @@ def test_the_four_rules_by_hand():
         "c": {("t", 3)},  # beats d's unknown generation
         "d": set(),
     }
+
+
+@settings(max_examples=300, deadline=None)
+@given(problems())
+def test_rule_2_reads_the_same_from_subscription_codes_and_from_set_lookups(problem):
+    """`existing_claims` judges rule 2 by one set lookup per claimed run, or from the problem's subscription codes
+    once they are made (the sticky pair table makes them first): both give the same rows."""
+    looked_up = ownership.existing_claims(problem.replace())
+    coded = problem.replace()
+    subscription_codes(coded)
+    for a, b in zip(looked_up, ownership.existing_claims(coded), strict=True):
+        assert a.tolist() == b.tolist()
+
+
+def test_a_member_claiming_few_of_its_many_topics_is_judged_by_set_lookups():
+    many = frozenset(f"t{k}" for k in range(20)) | {"gone"}
+    problem = Problem({f"t{k}": 2 for k in range(20)}, [
+        Member("a", many, {"t1": [0], "gone": [0]}, 1), Member("b", many - {"t1"}, {"t1": [1], "t2": [0]}, 1)])
+    who, gid, topic, subscribed = ownership.existing_claims(problem)
+    assert not problem.has_derived("subscription_codes")  # the per-run lookups ran
+    assert list(zip(who.tolist(), gid.tolist(), subscribed.tolist())) == [(0, 2, True), (1, 3, False), (1, 24, True)]
+    coded = problem.replace()
+    subscription_codes(coded)
+    assert [a.tolist() for a in ownership.existing_claims(coded)] == [a.tolist() for a in (who, gid, topic, subscribed)]
