@@ -40,9 +40,11 @@ class ProblemView:
         raise ValueError(gid)
 
     @cached_property
-    def claims(self) -> frozenset[tuple[int, int]]:
-        """(member, gid) per raw claim of an existing partition (cooperative checks only: made on first use)."""
-        out: set[tuple[int, int]] = set()
+    def _raw(self) -> tuple[frozenset[tuple[int, int]], dict[int, int], frozenset[str]]:
+        """`claims`, `claimants` and `claimed_topics` in one pass over the members' raw claims."""
+        claims: set[tuple[int, int]] = set()
+        claimants: dict[int, int] = {}
+        topics: set[str] = set()
         for mi, m in enumerate(self.members):
             if not m.owned.count:
                 continue
@@ -50,8 +52,27 @@ class ProblemView:
             for k, c in enumerate(codes):
                 t = m.owned.table.names[c]
                 n, base = self.size.get(t, 0), self.offset.get(t, 0)
-                out.update((mi, base + i) for i in indices[bounds[k]:bounds[k + 1]] if 0 <= i < n)
-        return frozenset(out)
+                for i in indices[bounds[k]:bounds[k + 1]]:
+                    if 0 <= i < n and (mi, base + i) not in claims:  # a member's repeats count once
+                        claims.add((mi, base + i))
+                        claimants[base + i] = claimants.get(base + i, 0) + 1
+                        topics.add(t)
+        return frozenset(claims), claimants, frozenset(topics)
+
+    @property
+    def claims(self) -> frozenset[tuple[int, int]]:
+        """(member, gid) per raw claim of an existing partition (cooperative checks only: made on first use)."""
+        return self._raw[0]
+
+    @property
+    def claimants(self) -> dict[int, int]:
+        """gid -> how many members claim it raw."""
+        return self._raw[1]
+
+    @property
+    def claimed_topics(self) -> frozenset[str]:
+        """Topics with a partition some member claims raw."""
+        return self._raw[2]
 
     @cached_property
     def subscribers(self) -> dict[str, list[int]]:
@@ -62,19 +83,6 @@ class ProblemView:
     def valid_keys(self) -> frozenset[tuple[int, int]]:
         """(member, gid) per valid claim."""
         return frozenset((m, g) for m, g, _, _ in self.valid)
-
-    @cached_property
-    def claimed_topics(self) -> frozenset[str]:
-        """Topics with a partition some member claims raw."""
-        return frozenset(self.pair(g)[0] for g in self.claimants)
-
-    @cached_property
-    def claimants(self) -> dict[int, int]:
-        """gid -> how many members claim it raw."""
-        out: dict[int, int] = {}
-        for _, g in self.claims:
-            out[g] = out.get(g, 0) + 1
-        return out
 
 
 @dataclass(frozen=True, slots=True)
