@@ -14,7 +14,8 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from operator import attrgetter
+from itertools import groupby
+from operator import attrgetter, itemgetter
 from types import MappingProxyType
 from typing import Any, Literal, TypeAlias, TypeVar
 
@@ -312,30 +313,33 @@ def sets_by_member(members: int, member_row: Sequence[int] | np.ndarray, table: 
     return _sets_vectorized(members, member_row, table, topic_row, index_row)
 
 
+_FIRST = itemgetter(0)
+
+
 def _plain(values: Sequence[int] | np.ndarray) -> Sequence[int]:
     return values.tolist() if isinstance(values, np.ndarray) else values
 
 
 def _sets_small(members: int, member_row: Sequence[int] | np.ndarray, table: TopicTable,
                 topic_row: Sequence[int] | np.ndarray, index_row: Sequence[int] | np.ndarray) -> list[PartitionSet]:
-    by_member: dict[int, dict[int, list[int]]] = {}
-    for m, t, i in zip(_plain(member_row), _plain(topic_row), _plain(index_row)):
-        if 0 <= m < members:
-            runs = by_member.get(m)
-            if runs is None:
-                by_member[m] = {t: [i]}
-            elif t in runs:
-                runs[t].append(i)
-            else:
-                runs[t] = [i]
+    """One sort of the rows (linear when they come sorted, as valid claims do), then one pass per member."""
     out = [EMPTY] * members
-    for m, runs in by_member.items():
-        codes = sorted(runs)
-        bounds, flat = [0], []
-        for c in codes:
-            flat += sorted(runs[c])
-            bounds.append(len(flat))
-        out[m] = PartitionSet.of_lists(table, tuple(codes), tuple(bounds), tuple(flat), True)
+    of_lists = PartitionSet.of_lists
+    for m, rows in groupby(sorted(zip(_plain(member_row), _plain(topic_row), _plain(index_row))), _FIRST):
+        if not 0 <= m < members:
+            continue
+        codes: list[int] = []
+        bounds: list[int] = []
+        flat: list[int] = []
+        last = None
+        for _, t, i in rows:
+            if t != last:
+                codes.append(t)
+                bounds.append(len(flat))
+                last = t
+            flat.append(i)
+        bounds.append(len(flat))
+        out[m] = of_lists(table, tuple(codes), tuple(bounds), tuple(flat), True)
     return out
 
 

@@ -174,7 +174,9 @@ def _valid_claims_small(problem: Problem, counts: Sequence[int] | None = None) -
                     best[key] = (generation, who, False)
                 elif generation == held[0]:
                     best[key] = (generation, held[1], True)  # rule 4: a tie at the top means nobody
-    return ValidClaims(table, rows=sorted((who, code, i) for (code, i), (_, who, tied) in best.items() if not tied))
+    rows = [(who, code, i) for (code, i), (_, who, tied) in best.items() if not tied]
+    rows.sort()
+    return ValidClaims(table, rows=rows)
 
 
 def _valid_claims_vectorized(problem: Problem) -> ValidClaims:
