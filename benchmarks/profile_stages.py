@@ -6,6 +6,7 @@ for the scenarios of `docs/PERFORMANCE.md`.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -38,6 +39,25 @@ def best_ms(fn: Callable[[Any], Any], make: Callable[[], Any], repeat: int = 9) 
     return round(best * 1000, 2)
 
 
+def numpy_calls(fn: Callable[[Any], Any], arg: Any) -> int:
+    """How many numpy functions and methods one `fn(arg)` calls (each costs microseconds whatever its size);
+    the arithmetic and indexing between them come on top."""
+    calls = 0
+
+    def count(frame: Any, event: str, called: Any) -> None:
+        nonlocal calls
+        if event == "c_call" and "numpy" in str(getattr(called, "__module__", None)
+                                             or type(getattr(called, "__self__", None)).__module__):
+            calls += 1
+
+    sys.setprofile(count)
+    try:
+        fn(arg)
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
 def _general(problem: Problem) -> dict[str, float]:
     pairs = pair_table(problem.replace())
     sizes, owned = pairs.node_size.astype(np.int64), pairs.pair_owned.astype(np.int64)
@@ -54,7 +74,8 @@ def _general(problem: Problem) -> dict[str, float]:
             "flow": best_ms(flow, lambda: None),
             "its banded network: ours": best_ms(lambda _: _banded(*network), lambda: None),
             "OR-Tools": best_ms(lambda _: ortools_banded(*network), lambda: None),
-            "whole assign": best_ms(general.assign_general_sticky, problem.replace)}
+            "whole assign": best_ms(general.assign_general_sticky, problem.replace),
+            "numpy calls": numpy_calls(general.assign_general_sticky, problem.replace())}
 
 
 class _Out:
