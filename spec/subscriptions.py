@@ -56,9 +56,8 @@ def _subscription_codes(problem: Problem) -> SubscriptionCodes:
         member_sub = np.zeros(len(members), dtype=np.int64)
     else:  # C-level passes only: a group can have thousands of members
         subs = list(map(_SUBSCRIPTION, members))
-        number: dict[frozenset[str], int] = dict.fromkeys(subs, 0)
-        number.update(zip(number, range(len(number))))
-        distinct = list(number)
+        distinct = list(dict.fromkeys(subs))  # first seen first
+        number = dict(zip(distinct, range(len(distinct))))
         member_sub = np.fromiter(map(number.__getitem__, subs), dtype=np.int64, count=len(subs))
     listed = np.fromiter(map(len, distinct), dtype=np.int64, count=len(distinct))
     codes = np.fromiter(map(table.code.get, chain.from_iterable(distinct), repeat(-1)), dtype=np.int64,
