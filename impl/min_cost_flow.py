@@ -160,13 +160,16 @@ def _solve(nodes: int, tail: np.ndarray, head: np.ndarray, cap: np.ndarray, cost
                     level[v] = 0
                     queue[tail_q] = v
                     tail_q += 1
-            found = False
+            found, nearest = False, nodes
             while head_q < tail_q:
                 u = queue[head_q]
                 head_q += 1
                 if excess[u] < 0:
-                    found = True
+                    found, nearest = True, min(nearest, level[u])
                     continue  # a deficit ends its paths
+                if level[u] >= nearest:  # beyond the nearest deficit: no shortest path goes on from here
+                    level[u] = -2
+                    continue
                 for e in range(first[u], first[u + 1]):
                     w = to[e]
                     if room[e] > 0 and level[w] < 0 and unit[e] + potential[u] - potential[w] == 0:
