@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from assigncheck.spec.model import AnyProblem, Assignment, Problem, TopicTable
-from assigncheck.spec.ownership import valid_claims
+from assigncheck.spec.ownership import claims_if_all_valid, valid_claims
 from assigncheck.spec.promises import Promises
 from assigncheck.spec.racks import rack_aware
 from assigncheck.spec.small_views import is_small
@@ -103,6 +103,18 @@ def deal(need: np.ndarray) -> np.ndarray:
     return np.sort(lap * max(len(need), 1) + member) % max(len(need), 1)  # one int64 key, not a lexsort
 
 
+def settled(problem: Problem) -> Assignment | None:
+    """The claims as they are, when they cover every partition, no two members' counts differ by more than one and
+    every claim is valid: both variants then keep every claim and deal nothing (the r members at the ceiling keep
+    it, the others the floor), so neither needs its layout. Every check's fixpoint round, and Kafka's second round
+    after its first, is such a problem. `problem` has members and equal subscriptions."""
+    counts = [m.owned.count for m in problem.members]
+    wanted = sum(problem.topics.get(t, 0) for t in problem.members[0].subscription)
+    if sum(counts) != wanted or max(counts) - min(counts) > 1:
+        return None
+    return claims_if_all_valid(problem)
+
+
 def general_sticky(problem: Problem) -> Assignment:
     """Unequal subscriptions are outside the constrained domain, and rack-aware problems (KIP-881) need the
     general algorithm's flow to put the fewest partitions off their racks: use it."""
@@ -127,8 +139,12 @@ class ConstrainedAssignor:
         return self.placed(problem)
 
     def placed(self, problem: Problem) -> Assignment:
-        """The placement of a problem with members and equal subscriptions: plain Python when it is small
-        (`impl/constrained_small.py`, the same steps), else arrays."""
+        """The placement of a problem with members and equal subscriptions: the claims themselves when they are
+        settled (`settled`), else plain Python when it is small (`impl/constrained_small.py`, the same steps), else
+        arrays."""
+        same = settled(problem)
+        if same is not None:
+            return same
         if is_small(problem):  # the layout is the problem's, computed once (a check's again-run reuses it)
             return self.place_small(problem.derived("constrained_layout", SmallLayout.of))
         return self.place(ConstrainedLayout.of(problem))

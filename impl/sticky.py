@@ -31,6 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from assigncheck.spec.model import AnyProblem, Assignment, Problem
+from assigncheck.spec.ownership import claims_if_all_valid
 from assigncheck.spec.promises import Promises
 from assigncheck.spec.racks import rack_aware
 from assigncheck.spec.small_views import is_small
@@ -50,16 +51,17 @@ def _rows(pairs: PairTable, owners: np.ndarray, gids: np.ndarray) -> Assignment:
     return Assignment.from_rows(pairs.member_ids, owners, pairs.table, topic, gids - pairs.offsets[topic])
 
 
-def _settled(pairs: PairTable) -> Assignment | None:
+def _settled(problem: Problem, pairs: PairTable) -> Assignment | None:
     """The claims themselves, when they are complete, optimally balanced and without a rack mismatch (module
-    docstring, case 2)."""
+    docstring, case 2): the claimed sets as they are when every claim is valid, else the valid ones."""
     if len(pairs.claim_gid) != pairs.partitions or (pairs.pair_mismatch & (pairs.pair_owned > 0)).any():
         return None
     counts = np.bincount(pairs.pair_member, weights=pairs.pair_owned, minlength=pairs.members).astype(np.int64)
     if not optimally_balanced(counts, pairs.pair_topic, pairs.pair_member, pairs.pair_owned > 0,
                               len(pairs.node_size)):
         return None
-    return _rows(pairs, pairs.pair_member[pairs.claim_pair], pairs.claim_gid)
+    same = claims_if_all_valid(problem)
+    return same if same is not None else _rows(pairs, pairs.pair_member[pairs.claim_pair], pairs.claim_gid)
 
 
 def redeal_within_classes(pairs: PairTable, receivers: np.ndarray, gids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -90,7 +92,7 @@ def redeal_within_classes(pairs: PairTable, receivers: np.ndarray, gids: np.ndar
 def assign_general_sticky(problem: Problem) -> Assignment:
     """The optimally balanced, most retaining assignment for any subscriptions (module docstring, 2 and 3)."""
     pairs = pair_table(problem)
-    settled = _settled(pairs)
+    settled = _settled(problem, pairs)
     if settled is not None:
         return settled
     flows = solve_counts(pairs.node_size, pairs.pair_topic, pairs.pair_member, pairs.pair_owned, pairs.members,

@@ -10,6 +10,7 @@ import numpy as np
 
 from .model import (
     SMALL_ROWS,
+    Assignment,
     Partitions,
     PartitionSet,
     Problem,
@@ -31,6 +32,7 @@ def existing_claims(problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarra
 
 
 _OWNED, _COUNT, _SUBSCRIPTION = attrgetter("owned"), attrgetter("count"), attrgetter("subscription")
+_IS_SORTED = attrgetter("is_sorted")
 
 
 def _existing_claims(problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -224,3 +226,14 @@ def valid_owned(problem: Problem) -> dict[str, Partitions]:
     """Member id -> the partitions it validly owns (sorted, no repeats): SPEC.md §2."""
     sets = problem.derived("valid_sets", _valid_sets)
     return {m.member_id: s for m, s in zip(problem.members, sets)}
+
+
+def claims_if_all_valid(problem: Problem) -> Assignment | None:
+    """The members' claims as an output when every raw claim is valid (then each member's claimed set is its valid
+    ownership) and each set is sorted; None otherwise. A rebalance the sticky assignors leave as it is (the fixpoint,
+    a round in which nobody joined, left or re-subscribed) returns the claimed sets themselves, not copies of them.
+    Valid claims are distinct, existing, subscribed raw claims, so equal totals mean every claim is valid."""
+    sets = list(map(_OWNED, problem.members))
+    if not all(map(_IS_SORTED, sets)) or len(valid_claims(problem)) != sum(map(_COUNT, sets)):
+        return None
+    return Assignment.of_sets(dict(zip(problem.member_ids, sets)))

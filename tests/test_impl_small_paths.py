@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from assigncheck.impl import constrained_small, cooperative, flow, flow_small, registry, sticky_small
+from assigncheck.impl import constrained, constrained_small, cooperative, flow, flow_small, registry, sticky_small
 from assigncheck.impl import lag as lag_impl
 from assigncheck.impl import range as range_impl
 from assigncheck.impl import roundrobin as roundrobin_impl
@@ -31,6 +31,23 @@ def test_constrained_small_paths_agree(problem):
     layout = ConstrainedLayout.of(problem)
     assert constrained_small.place_two_phase(small) == ConstrainedStickyAssignor().place(layout)
     assert constrained_small.place_four_phase(small) == FourPhaseConstrainedAssignor().place(layout)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(problems(equal_subscriptions=True, racks=None, min_partitions_per_topic=0),
+                 sticky_rounds(equal_subscriptions=True)))
+def test_constrained_settled_claims_are_what_both_placements_give(problem):
+    """`constrained.settled` (the claims as they are) against both variants' placements, small and vectorized: on
+    the round that feeds a variant's output back, where it always applies, and on the problem itself."""
+    assume(problem.members and problem.subscriptions_equal())
+    for assignor in (ConstrainedStickyAssignor(), FourPhaseConstrainedAssignor()):
+        again = next_round(problem, assignor.place(ConstrainedLayout.of(problem)))
+        assert constrained.settled(again) is not None
+        for q in (problem, again):
+            same = constrained.settled(q)
+            if same is not None:
+                assert same == assignor.place(ConstrainedLayout.of(q)) == assignor.place_small(
+                    constrained_small.SmallLayout.of(q))
 
 
 @settings(max_examples=400, deadline=None)

@@ -4,8 +4,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assigncheck.spec import ownership
-from assigncheck.spec.model import Member, Problem, iter_pairs
+from assigncheck.spec.model import Assignment, Member, Problem, iter_pairs
 from assigncheck.spec.ownership import valid_owned
+from assigncheck.spec.rounds import next_round
 from assigncheck.spec.subscriptions import subscription_codes
 
 
@@ -103,3 +104,19 @@ def test_a_member_claiming_few_of_its_many_topics_is_judged_by_set_lookups():
     coded = problem.replace()
     subscription_codes(coded)
     assert [a.tolist() for a in ownership.existing_claims(coded)] == [a.tolist() for a in (who, gid, topic, subscribed)]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(problems(), problems().map(lambda p: next_round(p, Assignment(valid_owned(p))))))
+def test_claims_if_all_valid_are_the_claimed_sets_exactly_when_every_claim_is_valid(problem):
+    """The claimed sets themselves (the very objects) when every raw claim is valid and each set sorted; else None.
+    Half the problems are claims fed back from their own valid ownership, where every claim is valid."""
+    literal = literal_valid_owned(problem)
+    all_valid = all(sorted(iter_pairs(m.owned)) == sorted(literal[m.member_id]) for m in problem.members)
+    out = ownership.claims_if_all_valid(problem)
+    if not all_valid or not all(m.owned.is_sorted for m in problem.members):
+        assert out is None
+        return
+    assert out is not None
+    assert as_sets(out.by_member) == literal
+    assert all(out.by_member[m.member_id] is m.owned for m in problem.members)
