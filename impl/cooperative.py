@@ -39,9 +39,19 @@ def withhold(problem: Problem, eager: Assignment) -> Assignment:
     (`spec.partition_rows`), no loop over members; small groups in plain Python."""
     if not any(m.owned.count for m in problem.members):
         return eager  # nobody claims anything: nothing to wait for
+    if _keeps_valid_claims(problem, eager):
+        return eager  # nobody gets a partition it does not validly own already
     if is_small(problem) and output_is_small(eager):
         return _withhold_small(problem, eager)
     return _withhold_rows(problem, eager)
+
+
+def _keeps_valid_claims(problem: Problem, eager: Assignment) -> bool:
+    """Does every member get its very claimed set back, with every claim valid? (A settled round: the eager
+    assignors return the claimed sets themselves then, `spec.ownership.claims_if_all_valid`.)"""
+    out, members = eager.by_member, problem.members
+    return (len(out) == len(members) and all(out.get(m.member_id) is m.owned for m in members)
+            and len(valid_claims(problem)) == sum(m.owned.count for m in members))
 
 
 def _withhold_rows(problem: Problem, eager: Assignment) -> Assignment:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assigncheck.impl import registry
+from assigncheck.impl import cooperative, registry
 from assigncheck.impl.cooperative import CooperativeStickyAssignor, withhold
 from assigncheck.spec import invariants, rounds, stickiness
 from assigncheck.spec.check import check_assignor
@@ -59,6 +59,27 @@ def test_withhold_drops_what_another_member_still_consumes():
     # make it the consumer (KAFKA-14639), its sole valid claim t-5 stays.
     assert withhold(problem, eager).as_lists() == {"a": {"t": [0]}, "b": {}, "c": {"t": [2, 3]}, "d": {"t": [5]},
                                                    "e": {}}
+
+
+claimed_or_fed_back = st.one_of(sticky_rounds(), spec_problems(racks=None),
+                                sticky_rounds().map(lambda p: next_round(p, registry.get("sticky").assign(p))))
+
+
+@settings(max_examples=300, deadline=None)
+@given(claimed_or_fed_back)
+def test_handing_back_the_claimed_sets_withholds_what_the_rules_withhold(problem):
+    """An eager output that is every member's very claimed set (what a settled round returns): `withhold`'s shortcut
+    for it agrees with the rules, whether every claim is valid (fed back rounds) or not (junk, stale, double)."""
+    problem = problem.with_protocol("cooperative")
+    eager = Assignment.of_sets({m.member_id: m.owned.sorted() for m in problem.members})
+    assert withhold(problem, eager) == cooperative._withhold_rows(problem, eager)
+
+
+def test_the_claimed_sets_handed_back_lose_what_a_double_claim_leaves_unowned_kafka_12984():
+    both, mine = partitions_of({"t": [0, 1]}).sorted(), partitions_of({"t": [1]}).sorted()
+    problem = Problem({"t": 2}, (Member("a", {"t"}, both, 3), Member("b", {"t"}, mine, 3)), "cooperative")
+    eager = Assignment.of_sets({"a": both, "b": mine})
+    assert withhold(problem, eager).as_lists() == {"a": {"t": [0]}, "b": {}}
 
 
 def test_same_generation_double_claims_are_withheld_kafka_12984():
