@@ -108,9 +108,11 @@ def settled(problem: Problem) -> Assignment | None:
     every claim is valid: both variants then keep every claim and deal nothing (the r members at the ceiling keep
     it, the others the floor), so neither needs its layout. Every check's fixpoint round, and Kafka's second round
     after its first, is such a problem. `problem` has members and equal subscriptions."""
-    counts = [m.owned.count for m in problem.members]
     wanted = sum(problem.topics.get(t, 0) for t in problem.members[0].subscription)
-    if sum(counts) != wanted or max(counts) - min(counts) > 1:
+    if len(valid_claims(problem)) != wanted:  # the layout reads them too; a fresh group stops here
+        return None
+    counts = [m.owned.count for m in problem.members]  # all valid, if `claims_if_all_valid` agrees
+    if max(counts) - min(counts) > 1:
         return None
     return claims_if_all_valid(problem)
 
