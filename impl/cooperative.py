@@ -14,7 +14,7 @@ from functools import cached_property
 import numpy as np
 
 from assigncheck.spec.model import AnyProblem, Assignment, Problem, TopicTable, partitions_of
-from assigncheck.spec.ownership import existing_claims, valid_claims
+from assigncheck.spec.ownership import all_claims_valid, existing_claims, valid_claims
 from assigncheck.spec.partition_rows import assigned_rows, layout
 from assigncheck.spec.promises import Assignor, Promises
 from assigncheck.spec.small_views import is_small, output_is_small, problem_view
@@ -51,7 +51,7 @@ def _keeps_valid_claims(problem: Problem, eager: Assignment) -> bool:
     assignors return the claimed sets themselves then, `spec.ownership.claims_if_all_valid`.)"""
     out, members = eager.by_member, problem.members
     return (len(out) == len(members) and all(out.get(m.member_id) is m.owned for m in members)
-            and len(valid_claims(problem)) == sum(m.owned.count for m in members))
+            and all_claims_valid(problem))
 
 
 def _withhold_rows(problem: Problem, eager: Assignment) -> Assignment:

@@ -228,12 +228,17 @@ def valid_owned(problem: Problem) -> dict[str, Partitions]:
     return {m.member_id: s for m, s in zip(problem.members, sets)}
 
 
+def all_claims_valid(problem: Problem) -> bool:
+    """Is every raw claim valid (SPEC.md §2)? Valid claims are distinct, existing, subscribed raw claims, so equal
+    totals say so."""
+    return len(valid_claims(problem)) == sum(map(_COUNT, map(_OWNED, problem.members)))
+
+
 def claims_if_all_valid(problem: Problem) -> Assignment | None:
     """The members' claims as an output when every raw claim is valid (then each member's claimed set is its valid
     ownership) and each set is sorted; None otherwise. A rebalance the sticky assignors leave as it is (the fixpoint,
-    a round in which nobody joined, left or re-subscribed) returns the claimed sets themselves, not copies of them.
-    Valid claims are distinct, existing, subscribed raw claims, so equal totals mean every claim is valid."""
+    a round in which nobody joined, left or re-subscribed) returns the claimed sets themselves, not copies of them."""
     sets = list(map(_OWNED, problem.members))
-    if not all(map(_IS_SORTED, sets)) or len(valid_claims(problem)) != sum(map(_COUNT, sets)):
+    if not all(map(_IS_SORTED, sets)) or not all_claims_valid(problem):
         return None
     return Assignment.of_sets(dict(zip(problem.member_ids, sets)))
