@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from assigncheck.spec.model import AnyProblem, Assignment, Problem, TopicTable
-from assigncheck.spec.ownership import claims_if_all_valid, valid_claims
+from assigncheck.spec.ownership import valid_claims, valid_owned
 from assigncheck.spec.promises import Promises
 from assigncheck.spec.racks import rack_aware
 from assigncheck.spec.small_views import is_small
@@ -104,17 +104,19 @@ def deal(need: np.ndarray) -> np.ndarray:
 
 
 def settled(problem: Problem) -> Assignment | None:
-    """The claims as they are, when they cover every partition, no two members' counts differ by more than one and
-    every claim is valid: both variants then keep every claim and deal nothing (the r members at the ceiling keep
+    """The valid claims as they are, when they cover every partition and no two members' valid counts differ by
+    more than one: both variants then keep every valid claim and deal nothing (the r members at the ceiling keep
     it, the others the floor), so neither needs its layout. Every check's fixpoint round, and Kafka's second round
-    after its first, is such a problem. `problem` has members and equal subscriptions."""
+    after its first, is such a problem; the output is then the claimed sets themselves when every claim is valid
+    (`spec.ownership.valid_owned`). `problem` has members and equal subscriptions."""
     wanted = sum(problem.topics.get(t, 0) for t in problem.members[0].subscription)
     if len(valid_claims(problem)) != wanted:  # the layout reads them too; a fresh group stops here
         return None
-    counts = [m.owned.count for m in problem.members]  # all valid, if `claims_if_all_valid` agrees
+    sets = valid_owned(problem)
+    counts = [s.count for s in sets.values()]  # type: ignore[attr-defined]
     if max(counts) - min(counts) > 1:
         return None
-    return claims_if_all_valid(problem)
+    return Assignment.of_sets(sets)
 
 
 def general_sticky(problem: Problem) -> Assignment:

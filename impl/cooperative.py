@@ -48,7 +48,7 @@ def withhold(problem: Problem, eager: Assignment) -> Assignment:
 
 def _keeps_valid_claims(problem: Problem, eager: Assignment) -> bool:
     """Does every member get its very claimed set back, with every claim valid? (A settled round: the eager
-    assignors return the claimed sets themselves then, `spec.ownership.claims_if_all_valid`.)"""
+    assignors return the claimed sets themselves then, as `spec.ownership.valid_owned` does.)"""
     out, members = eager.by_member, problem.members
     return (len(out) == len(members) and all(out.get(m.member_id) is m.owned for m in members)
             and all_claims_valid(problem))

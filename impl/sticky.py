@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from assigncheck.spec.model import AnyProblem, Assignment, Problem
-from assigncheck.spec.ownership import claims_if_all_valid
+from assigncheck.spec.ownership import valid_owned
 from assigncheck.spec.promises import Promises
 from assigncheck.spec.racks import rack_aware
 from assigncheck.spec.small_views import is_small
@@ -53,15 +53,14 @@ def _rows(pairs: PairTable, owners: np.ndarray, gids: np.ndarray) -> Assignment:
 
 def _settled(problem: Problem, pairs: PairTable) -> Assignment | None:
     """The claims themselves, when they are complete, optimally balanced and without a rack mismatch (module
-    docstring, case 2): the claimed sets as they are when every claim is valid, else the valid ones."""
+    docstring, case 2): the valid sets, which are the claimed sets themselves when every claim is valid."""
     if len(pairs.claim_gid) != pairs.partitions or (pairs.pair_mismatch & (pairs.pair_owned > 0)).any():
         return None
     counts = np.bincount(pairs.pair_member, weights=pairs.pair_owned, minlength=pairs.members).astype(np.int64)
     if not optimally_balanced(counts, pairs.pair_topic, pairs.pair_member, pairs.pair_owned > 0,
                               len(pairs.node_size)):
         return None
-    same = claims_if_all_valid(problem)
-    return same if same is not None else _rows(pairs, pairs.pair_member[pairs.claim_pair], pairs.claim_gid)
+    return Assignment.of_sets(valid_owned(problem))
 
 
 def redeal_within_classes(pairs: PairTable, receivers: np.ndarray, gids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from operator import attrgetter
 
 from assigncheck.spec.model import Assignment, Problem, TopicTable
-from assigncheck.spec.ownership import claims_if_all_valid, valid_claims, valid_owned
+from assigncheck.spec.ownership import valid_claims, valid_owned
 from assigncheck.spec.racks import member_rack, rack_aware, rack_layout
 
 from .flow_small import solve_counts
@@ -154,8 +154,7 @@ def _settled_claims(problem: Problem) -> Assignment | None:
                     reach[m], changed = low, True
         if any(c - r > 1 for c, r in zip(counts, reach)):
             return None
-    same = claims_if_all_valid(problem)
-    return same if same is not None else Assignment.of_sets(valid_owned(problem))  # valid sets are sorted
+    return Assignment.of_sets(valid_owned(problem))
 
 
 def assign_small(problem: Problem) -> Assignment:

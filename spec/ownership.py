@@ -10,7 +10,6 @@ import numpy as np
 
 from .model import (
     SMALL_ROWS,
-    Assignment,
     Partitions,
     PartitionSet,
     Problem,
@@ -214,6 +213,12 @@ def _valid_claims_vectorized(problem: Problem) -> ValidClaims:
 
 
 def _valid_sets(problem: Problem) -> list[PartitionSet]:
+    claimed = list(map(_OWNED, problem.members))
+    if all(map(_IS_SORTED, claimed)) and all_claims_valid(problem):
+        # Every claim valid: each member's claimed set is its valid ownership. Returning the very objects lets a
+        # rebalance that keeps everything (the fixpoint; a round in which nobody joined, left or re-subscribed)
+        # hand them back as its output, with no copy.
+        return claimed
     v = valid_claims(problem)
     if len(v) <= SMALL_ROWS:
         rows = v.rows()
@@ -223,7 +228,8 @@ def _valid_sets(problem: Problem) -> list[PartitionSet]:
 
 
 def valid_owned(problem: Problem) -> dict[str, Partitions]:
-    """Member id -> the partitions it validly owns (sorted, no repeats): SPEC.md §2."""
+    """Member id -> the partitions it validly owns (sorted, no repeats): SPEC.md §2. When every raw claim is valid
+    and each claimed set sorted, these are the claimed sets themselves."""
     sets = problem.derived("valid_sets", _valid_sets)
     return {m.member_id: s for m, s in zip(problem.members, sets)}
 
@@ -232,13 +238,3 @@ def all_claims_valid(problem: Problem) -> bool:
     """Is every raw claim valid (SPEC.md §2)? Valid claims are distinct, existing, subscribed raw claims, so equal
     totals say so."""
     return len(valid_claims(problem)) == sum(map(_COUNT, map(_OWNED, problem.members)))
-
-
-def claims_if_all_valid(problem: Problem) -> Assignment | None:
-    """The members' claims as an output when every raw claim is valid (then each member's claimed set is its valid
-    ownership) and each set is sorted; None otherwise. A rebalance the sticky assignors leave as it is (the fixpoint,
-    a round in which nobody joined, left or re-subscribed) returns the claimed sets themselves, not copies of them."""
-    sets = list(map(_OWNED, problem.members))
-    if not all(map(_IS_SORTED, sets)) or not all_claims_valid(problem):
-        return None
-    return Assignment.of_sets(dict(zip(problem.member_ids, sets)))

@@ -1,6 +1,7 @@
 """The built-in assignors' plain-Python paths for small problems against their vectorized ones: equal outputs on
 hypothesis' problems (junk claims, racks, static members, fed-back rounds), and equal flows on random networks."""
 
+from dataclasses import replace
 from unittest import mock
 
 import numpy as np
@@ -14,6 +15,7 @@ from assigncheck.impl import roundrobin as roundrobin_impl
 from assigncheck.impl.constrained import ConstrainedLayout, ConstrainedStickyAssignor
 from assigncheck.impl.constrained4 import FourPhaseConstrainedAssignor
 from assigncheck.impl.sticky import assign_general_sticky
+from assigncheck.spec.model import iter_pairs, partitions_of
 from assigncheck.spec.rounds import next_round
 from assigncheck.spec.strategies import problems, sticky_rounds
 from benchmarks.ortools_flow import ortools_banded
@@ -38,12 +40,21 @@ def test_constrained_small_paths_agree(problem):
                  sticky_rounds(equal_subscriptions=True)))
 def test_constrained_settled_claims_are_what_both_placements_give(problem):
     """`constrained.settled` (the claims as they are) against both variants' placements, small and vectorized: on
-    the round that feeds a variant's output back, where it always applies, and on the problem itself."""
+    the round that feeds a variant's output back and the same with junk claims added, where it always applies, and
+    on the problem itself."""
     assume(problem.members and problem.subscriptions_equal())
     for assignor in (ConstrainedStickyAssignor(), FourPhaseConstrainedAssignor()):
         again = next_round(problem, assignor.place(ConstrainedLayout.of(problem)))
         assert constrained.settled(again) is not None
-        for q in (problem, again):
+        # Junk beside a complete, balanced valid ownership (a topic gone, an index past the end, a repeat) changes
+        # nothing either variant keeps.
+        holder = next((m for m in again.members if m.owned.count), again.members[0])
+        junk = [*iter_pairs(holder.owned), ("gone", 0), (next(iter(holder.subscription)), 10**6)]
+        junk += list(iter_pairs(holder.owned))[:1]
+        noisy = again.replace(members=tuple(replace(m, owned=partitions_of(junk)) if m is holder else m
+                                            for m in again.members))
+        assert constrained.settled(noisy) is not None
+        for q in (problem, again, noisy):
             same = constrained.settled(q)
             if same is not None:
                 assert same == assignor.place(ConstrainedLayout.of(q)) == assignor.place_small(

@@ -108,15 +108,17 @@ def test_a_member_claiming_few_of_its_many_topics_is_judged_by_set_lookups():
 
 @settings(max_examples=400, deadline=None)
 @given(st.one_of(problems(), problems().map(lambda p: next_round(p, Assignment(valid_owned(p))))))
-def test_claims_if_all_valid_are_the_claimed_sets_exactly_when_every_claim_is_valid(problem):
-    """The claimed sets themselves (the very objects) when every raw claim is valid and each set sorted; else None.
-    Half the problems are claims fed back from their own valid ownership, where every claim is valid."""
+def test_valid_owned_is_the_claimed_sets_exactly_when_every_claim_is_valid(problem):
+    """The claimed sets themselves (the very objects) when every raw claim is valid and each set sorted; else sets
+    of their own, equal to the literal reading either way. Half the problems are claims fed back from their own
+    valid ownership, where every claim is valid."""
     literal = literal_valid_owned(problem)
     all_valid = all(sorted(iter_pairs(m.owned)) == sorted(literal[m.member_id]) for m in problem.members)
-    out = ownership.claims_if_all_valid(problem)
-    if not all_valid or not all(m.owned.is_sorted for m in problem.members):
-        assert out is None
-        return
-    assert out is not None
-    assert as_sets(out.by_member) == literal
-    assert all(out.by_member[m.member_id] is m.owned for m in problem.members)
+    assert ownership.all_claims_valid(problem) == all_valid
+    out = valid_owned(problem)
+    assert as_sets(out) == literal
+    same = [out[m.member_id] is m.owned for m in problem.members]
+    if all_valid and all(m.owned.is_sorted for m in problem.members):
+        assert all(same)
+    else:
+        assert not any(same[k] for k, m in enumerate(problem.members) if m.owned.count)
