@@ -260,7 +260,10 @@ def partitions_of(
     indices = np.concatenate([arrays[t] for t in table.names])
     if sort:
         return PartitionSet.from_rows(table, codes, indices, sort=True)
-    return PartitionSet._grouped(table, codes, indices, False)
+    # Marked sorted when every topic's indices ascend, as claims built from ranges or a previous output do: a
+    # rebalance can then hand those very sets back (`spec.ownership.valid_owned`).
+    ascending = not (indices[1:] < indices[:-1])[codes[1:] == codes[:-1]].any()
+    return PartitionSet._grouped(table, codes, indices, ascending)
 
 
 def _small_partitions(spec: Mapping[str, Iterable[int]], sort: bool) -> PartitionSet | None:
