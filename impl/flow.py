@@ -47,7 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 from ortools.graph.python import max_flow, min_cost_flow
 
-from .min_cost_flow import min_cost_flow_from
+from .min_cost_flow import SOLVED, STUCK, _compiled, _solve
 
 
 @dataclass(frozen=True)
@@ -108,27 +108,69 @@ def _banded(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, 
             reach: np.ndarray, bound: int, rack_cost: np.ndarray) -> PairFlows | None:
     """The most retaining complete assignment with every count in its band, with the fewest rack mismatches first
     (module docstring), or None."""
-    n_topics, n_members, n_pairs = len(sizes), len(reach), len(pair_topic)
+    keep, new = np.empty(len(pair_topic), dtype=np.int64), np.empty(len(pair_topic), dtype=np.int64)
     lo, hi = np.minimum(reach, bound - 1), np.minimum(reach, bound)
+    status = _banded_flow(*(np.ascontiguousarray(x, dtype=np.int64) for x in (
+        sizes, pair_topic, pair_member, pair_owned, lo, hi, rack_cost)), keep, new)
+    if status == STUCK:
+        raise RuntimeError("min-cost flow made no progress in a phase")
+    return PairFlows(keep, new) if status == SOLVED else None
+
+
+@_compiled("int64(int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], "
+           "int64[::1])")
+def _banded_flow(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, pair_owned: np.ndarray,
+                 lo: np.ndarray, hi: np.ndarray, rack_cost: np.ndarray, keep: np.ndarray, new: np.ndarray) -> int:
+    """Builds the banded network and solves it (`min_cost_flow._solve`'s status), filling `keep` and `new` per
+    pair. Arcs: a retained arc per pair with claims, a new arc per pair, an arc per member to the sink, in that
+    order. The start keeps every claim that costs nothing to keep, each member passing what it keeps beyond its
+    lower band on to the sink. One compiled pass: a few dozen array calls cost more than the solve on groups of
+    hundreds of members."""
+    n_topics, n_members, n_pairs = len(sizes), len(lo), len(pair_topic)
     sink = n_topics + n_members
-    members = n_topics + np.arange(n_members)
-    owns = np.flatnonzero(pair_owned > 0)
-    tail = np.concatenate((pair_topic[owns], pair_topic, members))
-    head = np.concatenate((members[pair_member[owns]], members[pair_member], np.full(n_members, sink)))
-    cap = np.concatenate((pair_owned[owns], np.minimum(sizes[pair_topic], hi[pair_member]), hi - lo))
-    cost = np.concatenate((rack_cost[owns], rack_cost + 1, np.zeros(n_members, dtype=np.int64)))
-    # Start from every claim kept that costs nothing to keep (the solver starts on arcs of cost 0 only), each
-    # member passing what it keeps beyond its lower band on to the sink.
-    held = np.where(rack_cost[owns] == 0, pair_owned[owns], 0)
-    kept = np.bincount(pair_member[owns], weights=held, minlength=n_members).astype(np.int64)
-    start = np.concatenate((held, np.zeros(n_pairs, dtype=np.int64), np.clip(kept - lo, 0, hi - lo)))
-    supply = np.concatenate((sizes, -lo, [int(lo.sum()) - int(sizes.sum())]))
-    flows = min_cost_flow_from(sink + 1, tail, head, cap, cost, start, supply)
-    if flows is None:
-        return None
-    keep = np.zeros(n_pairs, dtype=np.int64)
-    keep[owns] = flows[:len(owns)]
-    return PairFlows(keep, flows[len(owns):len(owns) + n_pairs])
+    owns = 0
+    for i in range(n_pairs):
+        owns += pair_owned[i] > 0
+    arcs = owns + n_pairs + n_members
+    tail, head = np.empty(arcs, dtype=np.int64), np.empty(arcs, dtype=np.int64)
+    cap, cost = np.empty(arcs, dtype=np.int64), np.empty(arcs, dtype=np.int64)
+    flow = np.zeros(arcs, dtype=np.int64)
+    kept = np.zeros(n_members, dtype=np.int64)
+    a = 0
+    for i in range(n_pairs):
+        if pair_owned[i] > 0:
+            tail[a], head[a], cap[a], cost[a] = pair_topic[i], n_topics + pair_member[i], pair_owned[i], rack_cost[i]
+            if rack_cost[i] == 0:
+                flow[a] = pair_owned[i]
+                kept[pair_member[i]] += pair_owned[i]
+            a += 1
+    for i in range(n_pairs):
+        m = pair_member[i]
+        tail[a], head[a] = pair_topic[i], n_topics + m
+        cap[a], cost[a] = min(sizes[pair_topic[i]], hi[m]), rack_cost[i] + 1
+        a += 1
+    supply = np.empty(sink + 1, dtype=np.int64)
+    supply[sink] = 0
+    for t in range(n_topics):
+        supply[t] = sizes[t]
+        supply[sink] -= sizes[t]
+    for m in range(n_members):
+        tail[a], head[a], cap[a], cost[a] = n_topics + m, sink, hi[m] - lo[m], 0
+        flow[a] = min(max(kept[m] - lo[m], 0), hi[m] - lo[m])
+        supply[n_topics + m] = -lo[m]
+        supply[sink] += lo[m]
+        a += 1
+    status = _solve(sink + 1, tail, head, cap, cost, flow, supply)
+    if status == SOLVED:
+        a = 0
+        for i in range(n_pairs):
+            keep[i] = 0
+            if pair_owned[i] > 0:
+                keep[i] = flow[a]
+                a += 1
+        for i in range(n_pairs):
+            new[i] = flow[owns + i]
+    return status
 
 
 def _convex(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, pair_owned: np.ndarray,

@@ -1,6 +1,6 @@
 """`impl/flow.py` for small networks, from plain lists: `B` by Gale's condition instead of max flows, then the same
-networks, arc for arc in the same order, built without a numpy call per step and solved by the same solvers, so
-the same optimum is picked; answers are remembered.
+networks, built and solved by the same compiled code (`flow._banded`, else `flow._convex`), so the same optimum is
+picked; answers are remembered.
 `tests/test_impl_small_paths.py` holds every answer equal to `flow.solve_counts`.
 
 `B`, the smallest feasible maximum count: member m never takes more than it could (`K_m`), so a cap `b` is feasible
@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .flow import _convex, _min_max_count
-from .min_cost_flow import min_cost_flow_from
+from .flow import _banded, _convex, _min_max_count
 
 GALE_TOPICS = 6
 
@@ -66,33 +65,6 @@ def solve_counts(sizes: list[int], pair_topic: list[int], pair_member: list[int]
     return answer
 
 
-def _banded(sizes: list[int], pair_topic: list[int], pair_member: list[int], pair_owned: list[int], lo: list[int],
-            hi: list[int], rack_cost: list[int]) -> tuple[list[int], list[int]] | None:
-    """`flow._banded` on the same network, arc for arc, built from lists."""
-    n_topics, n_members = len(sizes), len(lo)
-    sink = n_topics + n_members
-    owns = [i for i, o in enumerate(pair_owned) if o > 0]
-    held = [pair_owned[i] if rack_cost[i] == 0 else 0 for i in owns]
-    kept = [0] * n_members
-    for i, h in zip(owns, held):
-        kept[pair_member[i]] += h
-    tail = [pair_topic[i] for i in owns] + pair_topic + list(range(n_topics, sink))
-    head = [n_topics + pair_member[i] for i in owns] + [n_topics + m for m in pair_member] + [sink] * n_members
-    cap = [pair_owned[i] for i in owns] + [min(sizes[t], hi[m]) for t, m in zip(pair_topic, pair_member)] \
-        + [h - x for h, x in zip(hi, lo)]
-    cost = [rack_cost[i] for i in owns] + [c + 1 for c in rack_cost] + [0] * n_members
-    start = held + [0] * len(pair_topic) + [min(max(k - x, 0), h - x) for k, x, h in zip(kept, lo, hi)]
-    supply = sizes + [-x for x in lo] + [sum(lo) - sum(sizes)]
-    flows = min_cost_flow_from(sink + 1, tail, head, cap, cost, start, supply)
-    if flows is None:
-        return None
-    flat = flows.tolist()
-    keep = [0] * len(pair_topic)
-    for i, f in zip(owns, flat):
-        keep[i] = f
-    return keep, flat[len(owns):len(owns) + len(pair_topic)]
-
-
 def _solve_counts(sizes: list[int], pair_topic: list[int], pair_member: list[int], pair_owned: list[int],
                   members: int, pair_mismatch: list[bool], topic_of_node: list[int]) -> tuple[list[int], list[int]]:
     n_pairs, total = len(pair_topic), sum(sizes)
@@ -103,11 +75,8 @@ def _solve_counts(sizes: list[int], pair_topic: list[int], pair_member: list[int
     for t, m in zip(pair_topic, pair_member):
         reach[m] += sizes[t]
     rack_cost = [total + 1 if x else 0 for x in pair_mismatch]  # `flow.rack_costs`
-    banded = _banded(sizes, pair_topic, pair_member, pair_owned, [min(r, bound - 1) for r in reach],
-                     [min(r, bound) for r in reach], rack_cost)
-    if banded is not None:
-        return banded
-    size, node, member, owned = (np.array(x, dtype=np.int64) for x in (sizes, pair_topic, pair_member, pair_owned))
-    flows = _convex(size, node, member, owned, np.array(reach, dtype=np.int64), bound,
-                    np.array(rack_cost, dtype=np.int64))
+    size, node, member, owned, reached, costs = (np.array(x, dtype=np.int64) for x in (
+        sizes, pair_topic, pair_member, pair_owned, reach, rack_cost))
+    flows = _banded(size, node, member, owned, reached, bound, costs) or _convex(size, node, member, owned, reached,
+                                                                                  bound, costs)
     return flows.keep.tolist(), flows.new.tolist()
