@@ -47,7 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 from ortools.graph.python import max_flow, min_cost_flow
 
-from .min_cost_flow import SOLVED, STUCK, _compiled, _solve
+from .min_cost_flow import SOLVED, STUCK, banded_flow
 
 
 @dataclass(frozen=True)
@@ -110,67 +110,11 @@ def _banded(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, 
     (module docstring), or None."""
     keep, new = np.empty(len(pair_topic), dtype=np.int64), np.empty(len(pair_topic), dtype=np.int64)
     lo, hi = np.minimum(reach, bound - 1), np.minimum(reach, bound)
-    status = _banded_flow(*(np.ascontiguousarray(x, dtype=np.int64) for x in (
+    status = banded_flow(*(np.ascontiguousarray(x, dtype=np.int64) for x in (
         sizes, pair_topic, pair_member, pair_owned, lo, hi, rack_cost)), keep, new)
     if status == STUCK:
         raise RuntimeError("min-cost flow made no progress in a phase")
     return PairFlows(keep, new) if status == SOLVED else None
-
-
-@_compiled("int64(int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], "
-           "int64[::1])")
-def _banded_flow(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, pair_owned: np.ndarray,
-                 lo: np.ndarray, hi: np.ndarray, rack_cost: np.ndarray, keep: np.ndarray, new: np.ndarray) -> int:
-    """Builds the banded network and solves it (`min_cost_flow._solve`'s status), filling `keep` and `new` per
-    pair. Arcs: a retained arc per pair with claims, a new arc per pair, an arc per member to the sink, in that
-    order. The start keeps every claim that costs nothing to keep, each member passing what it keeps beyond its
-    lower band on to the sink. One compiled pass: a few dozen array calls cost more than the solve on groups of
-    hundreds of members."""
-    n_topics, n_members, n_pairs = len(sizes), len(lo), len(pair_topic)
-    sink = n_topics + n_members
-    owns = 0
-    for i in range(n_pairs):
-        owns += pair_owned[i] > 0
-    arcs = owns + n_pairs + n_members
-    tail, head = np.empty(arcs, dtype=np.int64), np.empty(arcs, dtype=np.int64)
-    cap, cost = np.empty(arcs, dtype=np.int64), np.empty(arcs, dtype=np.int64)
-    flow = np.zeros(arcs, dtype=np.int64)
-    kept = np.zeros(n_members, dtype=np.int64)
-    a = 0
-    for i in range(n_pairs):
-        if pair_owned[i] > 0:
-            tail[a], head[a], cap[a], cost[a] = pair_topic[i], n_topics + pair_member[i], pair_owned[i], rack_cost[i]
-            if rack_cost[i] == 0:
-                flow[a] = pair_owned[i]
-                kept[pair_member[i]] += pair_owned[i]
-            a += 1
-    for i in range(n_pairs):
-        m = pair_member[i]
-        tail[a], head[a] = pair_topic[i], n_topics + m
-        cap[a], cost[a] = min(sizes[pair_topic[i]], hi[m]), rack_cost[i] + 1
-        a += 1
-    supply = np.empty(sink + 1, dtype=np.int64)
-    supply[sink] = 0
-    for t in range(n_topics):
-        supply[t] = sizes[t]
-        supply[sink] -= sizes[t]
-    for m in range(n_members):
-        tail[a], head[a], cap[a], cost[a] = n_topics + m, sink, hi[m] - lo[m], 0
-        flow[a] = min(max(kept[m] - lo[m], 0), hi[m] - lo[m])
-        supply[n_topics + m] = -lo[m]
-        supply[sink] += lo[m]
-        a += 1
-    status = _solve(sink + 1, tail, head, cap, cost, flow, supply)
-    if status == SOLVED:
-        a = 0
-        for i in range(n_pairs):
-            keep[i] = 0
-            if pair_owned[i] > 0:
-                keep[i] = flow[a]
-                a += 1
-        for i in range(n_pairs):
-            new[i] = flow[owns + i]
-    return status
 
 
 def _convex(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, pair_owned: np.ndarray,

@@ -1,5 +1,7 @@
 """A min-cost flow started from a given flow, for networks with non-negative integer arc costs, compiled with numba:
-the banded network of `impl/flow.py`, from the flow that keeps every claim.
+the banded network of `impl/flow.py`, from the flow that keeps every claim (`banded_flow` builds that network and
+solves it in one call). Every compiled kernel lives in this module: the fuzzer imports it before atheris instruments
+`assigncheck.impl` (numba compiles a function's bytecode, which must not be instrumented).
 
 Primal-dual (successive shortest paths, in batches): the starting flow may only use arcs of cost 0, so no residual
 arc has a negative reduced cost under zero potentials. Each phase runs Dijkstra from every node with excess at once,
@@ -253,6 +255,62 @@ def _solve(nodes: int, tail: np.ndarray, head: np.ndarray, cap: np.ndarray, cost
     for i in range(arcs):
         flow[i] = cap[i] - room[fwd[i]]
     return SOLVED
+
+
+@_compiled("int64(int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], "
+           "int64[::1])")
+def banded_flow(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, pair_owned: np.ndarray,
+                 lo: np.ndarray, hi: np.ndarray, rack_cost: np.ndarray, keep: np.ndarray, new: np.ndarray) -> int:
+    """Builds `impl/flow.py`'s banded network and solves it (`_solve`'s status), filling `keep` and `new` per
+    pair. Arcs: a retained arc per pair with claims, a new arc per pair, an arc per member to the sink, in that
+    order. The start keeps every claim that costs nothing to keep, each member passing what it keeps beyond its
+    lower band on to the sink. One compiled pass: a few dozen array calls cost more than the solve on groups of
+    hundreds of members."""
+    n_topics, n_members, n_pairs = len(sizes), len(lo), len(pair_topic)
+    sink = n_topics + n_members
+    owns = 0
+    for i in range(n_pairs):
+        owns += pair_owned[i] > 0
+    arcs = owns + n_pairs + n_members
+    tail, head = np.empty(arcs, dtype=np.int64), np.empty(arcs, dtype=np.int64)
+    cap, cost = np.empty(arcs, dtype=np.int64), np.empty(arcs, dtype=np.int64)
+    flow = np.zeros(arcs, dtype=np.int64)
+    kept = np.zeros(n_members, dtype=np.int64)
+    a = 0
+    for i in range(n_pairs):
+        if pair_owned[i] > 0:
+            tail[a], head[a], cap[a], cost[a] = pair_topic[i], n_topics + pair_member[i], pair_owned[i], rack_cost[i]
+            if rack_cost[i] == 0:
+                flow[a] = pair_owned[i]
+                kept[pair_member[i]] += pair_owned[i]
+            a += 1
+    for i in range(n_pairs):
+        m = pair_member[i]
+        tail[a], head[a] = pair_topic[i], n_topics + m
+        cap[a], cost[a] = min(sizes[pair_topic[i]], hi[m]), rack_cost[i] + 1
+        a += 1
+    supply = np.empty(sink + 1, dtype=np.int64)
+    supply[sink] = 0
+    for t in range(n_topics):
+        supply[t] = sizes[t]
+        supply[sink] -= sizes[t]
+    for m in range(n_members):
+        tail[a], head[a], cap[a], cost[a] = n_topics + m, sink, hi[m] - lo[m], 0
+        flow[a] = min(max(kept[m] - lo[m], 0), hi[m] - lo[m])
+        supply[n_topics + m] = -lo[m]
+        supply[sink] += lo[m]
+        a += 1
+    status = _solve(sink + 1, tail, head, cap, cost, flow, supply)
+    if status == SOLVED:
+        a = 0
+        for i in range(n_pairs):
+            keep[i] = 0
+            if pair_owned[i] > 0:
+                keep[i] = flow[a]
+                a += 1
+        for i in range(n_pairs):
+            new[i] = flow[owns + i]
+    return status
 
 
 def min_cost_flow_from(nodes: int, tail: np.ndarray, head: np.ndarray, cap: np.ndarray, cost: np.ndarray,

@@ -169,7 +169,9 @@ def _cell_text(cell: dict[str, Any] | None) -> str:
         return f"**yes** {cell['seconds']:.1f}s {cell['invariant']} ({size})"
     if cell.get("found"):
         return f"no* {cell['seconds']:.1f}s ({cell['invariant']}, base fails too)"
-    return f"no {cell['seconds']:.1f}s" + (" (stage error)" if cell.get("error") else "")
+    notes = [*(["stage error"] if cell.get("error") else []),
+             *([f"{cell['unconfirmed']} unconfirmed"] if cell.get("unconfirmed") else [])]  # e.g. a harness failure
+    return f"no {cell['seconds']:.1f}s" + (f" ({', '.join(notes)})" if notes else "")
 
 
 def _per_module(mutation: dict[str, Any]) -> dict[str, tuple[int, int]]:
