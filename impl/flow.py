@@ -47,7 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 from ortools.graph.python import max_flow, min_cost_flow
 
-from .min_cost_flow import SOLVED, STUCK, banded_flow
+from .min_cost_flow import banded_flow, solved
 
 
 @dataclass(frozen=True)
@@ -112,9 +112,7 @@ def _banded(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, 
     lo, hi = np.minimum(reach, bound - 1), np.minimum(reach, bound)
     status = banded_flow(*(np.ascontiguousarray(x, dtype=np.int64) for x in (
         sizes, pair_topic, pair_member, pair_owned, lo, hi, rack_cost)), keep, new)
-    if status == STUCK:
-        raise RuntimeError("min-cost flow made no progress in a phase")
-    return PairFlows(keep, new) if status == SOLVED else None
+    return PairFlows(keep, new) if solved(status) else None
 
 
 def _convex(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, pair_owned: np.ndarray,

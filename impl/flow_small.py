@@ -77,6 +77,7 @@ def _solve_counts(sizes: list[int], pair_topic: list[int], pair_member: list[int
     rack_cost = [total + 1 if x else 0 for x in pair_mismatch]  # `flow.rack_costs`
     size, node, member, owned, reached, costs = (np.array(x, dtype=np.int64) for x in (
         sizes, pair_topic, pair_member, pair_owned, reach, rack_cost))
-    flows = _banded(size, node, member, owned, reached, bound, costs) or _convex(size, node, member, owned, reached,
-                                                                                  bound, costs)
+    flows = _banded(size, node, member, owned, reached, bound, costs)
+    if flows is None:
+        flows = _convex(size, node, member, owned, reached, bound, costs)
     return flows.keep.tolist(), flows.new.tolist()

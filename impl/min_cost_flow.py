@@ -319,7 +319,11 @@ def min_cost_flow_from(nodes: int, tail: np.ndarray, head: np.ndarray, cap: np.n
     arcs of cost 0 may carry; costs are non-negative); None when the supplies cannot be met."""
     tail, head, cap, cost, supply = (np.ascontiguousarray(x, dtype=np.int64) for x in (tail, head, cap, cost, supply))
     flow = np.array(flow, dtype=np.int64)
-    status = _solve(nodes, tail, head, cap, cost, flow, supply)
+    return flow if solved(_solve(nodes, tail, head, cap, cost, flow, supply)) else None
+
+
+def solved(status: int) -> bool:
+    """A kernel's status read: SOLVED or INFEASIBLE; STUCK (a phase that moved nothing) is a bug, and raises."""
     if status == STUCK:
         raise RuntimeError("min-cost flow made no progress in a phase")
-    return flow if status == SOLVED else None
+    return status == SOLVED
