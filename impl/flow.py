@@ -105,13 +105,12 @@ def _min_max_count(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.nd
 
 
 def _banded(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, pair_owned: np.ndarray,
-            reach: np.ndarray, bound: int, rack_cost: np.ndarray) -> PairFlows | None:
-    """The most retaining complete assignment with every count in its band, with the fewest rack mismatches first
-    (module docstring), or None."""
+            pair_mismatch: np.ndarray, n_members: int, bound: int = 0) -> PairFlows | None:
+    """The most retaining complete assignment with every count in its band for B = max(`bound`, `_count_floor`),
+    with the fewest rack mismatches first (module docstring), or None."""
     keep, new = np.empty(len(pair_topic), dtype=np.int64), np.empty(len(pair_topic), dtype=np.int64)
-    lo, hi = np.minimum(reach, bound - 1), np.minimum(reach, bound)
-    status = banded_flow(*(np.ascontiguousarray(x, dtype=np.int64) for x in (
-        sizes, pair_topic, pair_member, pair_owned, lo, hi, rack_cost)), keep, new)
+    arrays = (np.ascontiguousarray(x, dtype=np.int64) for x in (sizes, pair_topic, pair_member, pair_owned))
+    status = banded_flow(*arrays, np.ascontiguousarray(pair_mismatch, dtype=bool), n_members, bound, keep, new)
     return PairFlows(keep, new) if solved(status) else None
 
 
@@ -165,14 +164,14 @@ def solve_counts(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndar
     if n_pairs == 0 or int(sizes.sum()) == 0:
         zero = np.zeros(n_pairs, dtype=np.int64)
         return PairFlows(zero, zero.copy())
-    reach = np.bincount(pair_member, weights=sizes[pair_topic], minlength=n_members).astype(np.int64)
-    pair_owned = pair_owned.astype(np.int64)
-    rack_cost = rack_costs(sizes, pair_mismatch if pair_mismatch is not None else np.zeros(n_pairs, dtype=bool))
+    mismatch = pair_mismatch if pair_mismatch is not None else np.zeros(n_pairs, dtype=bool)
     # Bands met at the lower bound of B prove it is B (no count above it): one solve, no search for B.
-    floor = _count_floor(sizes, pair_topic, reach)
-    flows = _banded(sizes, pair_topic, pair_member, pair_owned, reach, floor, rack_cost)
+    flows = _banded(sizes, pair_topic, pair_member, pair_owned, mismatch, n_members)
     if flows is not None:
         return flows
+    reach = np.bincount(pair_member, weights=sizes[pair_topic], minlength=n_members).astype(np.int64)
     bound = _min_max_count(sizes, pair_topic, pair_member, reach)
-    flows = _banded(sizes, pair_topic, pair_member, pair_owned, reach, bound, rack_cost) if bound != floor else None
-    return flows if flows is not None else _convex(sizes, pair_topic, pair_member, pair_owned, reach, bound, rack_cost)
+    flows = _banded(sizes, pair_topic, pair_member, pair_owned, mismatch, n_members, bound) \
+        if bound != _count_floor(sizes, pair_topic, reach) else None
+    return flows if flows is not None else _convex(sizes, pair_topic, pair_member, pair_owned.astype(np.int64), reach,
+                                                   bound, rack_costs(sizes, mismatch))

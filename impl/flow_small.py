@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .flow import _banded, _convex, _min_max_count
+from .flow import _banded, _convex, _min_max_count, rack_costs
 
 GALE_TOPICS = 6
 
@@ -71,13 +71,10 @@ def _solve_counts(sizes: list[int], pair_topic: list[int], pair_member: list[int
     if n_pairs == 0 or total == 0:
         return [0] * n_pairs, [0] * n_pairs
     bound = min_max_count(sizes, pair_topic, pair_member, topic_of_node, members)
-    reach = [0] * members
-    for t, m in zip(pair_topic, pair_member):
-        reach[m] += sizes[t]
-    rack_cost = [total + 1 if x else 0 for x in pair_mismatch]  # `flow.rack_costs`
-    size, node, member, owned, reached, costs = (np.array(x, dtype=np.int64) for x in (
-        sizes, pair_topic, pair_member, pair_owned, reach, rack_cost))
-    flows = _banded(size, node, member, owned, reached, bound, costs)
+    size, node, member, owned = (np.array(x, dtype=np.int64) for x in (sizes, pair_topic, pair_member, pair_owned))
+    mismatch = np.array(pair_mismatch, dtype=bool)
+    flows = _banded(size, node, member, owned, mismatch, members, bound)
     if flows is None:
-        flows = _convex(size, node, member, owned, reached, bound, costs)
+        reach = np.bincount(member, weights=size[node], minlength=members).astype(np.int64)
+        flows = _convex(size, node, member, owned, reach, bound, rack_costs(size, mismatch))
     return flows.keep.tolist(), flows.new.tolist()

@@ -1,7 +1,7 @@
 """A min-cost flow started from a given flow, for networks with non-negative integer arc costs, compiled with numba:
 the banded network of `impl/flow.py`, from the flow that keeps every claim (`banded_flow` builds that network and
-solves it in one call). Every compiled kernel lives in this module: the fuzzer imports it before atheris instruments
-`assigncheck.impl` (numba compiles a function's bytecode, which must not be instrumented).
+solves it in one call). Compiled kernels live in this module and in `impl/sticky_kernel.py`, the two the fuzzer imports
+before atheris instruments `assigncheck.impl` (numba compiles a function's bytecode, which must not be instrumented).
 
 Primal-dual (successive shortest paths, in batches): the starting flow may only use arcs of cost 0, so no residual
 arc has a negative reduced cost under zero potentials. Each phase runs Dijkstra from every node with excess at once,
@@ -31,7 +31,7 @@ _INF = np.int64(1 << 62)
 SOLVED, INFEASIBLE, STUCK = 0, 1, 2
 
 
-def _compiled(signature: str | None = None) -> Callable[[Callable[..., Any]], Any]:
+def compiled(signature: str | None = None) -> Callable[[Callable[..., Any]], Any]:
     """numba's `njit`, its machine code cached on disk; compiled in memory only where no cache directory is
     writable (a read-only install and no writable home), where numba would raise instead."""
     def compile_(fn: Callable[..., Any]) -> Any:
@@ -44,7 +44,7 @@ def _compiled(signature: str | None = None) -> Callable[[Callable[..., Any]], An
     return compile_
 
 
-@_compiled()
+@compiled()
 def _push(keys: np.ndarray, items: np.ndarray, size: int, key: int, item: int) -> int:
     """Add (key, item) to the binary heap in keys[:size], items[:size], ordered by (key, item); the new size."""
     i = size
@@ -58,7 +58,7 @@ def _push(keys: np.ndarray, items: np.ndarray, size: int, key: int, item: int) -
     return size + 1
 
 
-@_compiled()
+@compiled()
 def _pop(keys: np.ndarray, items: np.ndarray, size: int) -> int:
     """Drop the heap's least (key, item), at index 0; the new size."""
     size -= 1
@@ -79,7 +79,7 @@ def _pop(keys: np.ndarray, items: np.ndarray, size: int) -> int:
     return size
 
 
-@_compiled("int64(int64, int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], int64[::1])")
+@compiled("int64(int64, int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], int64[::1])")
 def _solve(nodes: int, tail: np.ndarray, head: np.ndarray, cap: np.ndarray, cost: np.ndarray, flow: np.ndarray,
            supply: np.ndarray) -> int:
     """Complete `flow` (per arc, updated in place) to a min-cost flow that meets every node's `supply`: SOLVED, or
@@ -257,16 +257,35 @@ def _solve(nodes: int, tail: np.ndarray, head: np.ndarray, cap: np.ndarray, cost
     return SOLVED
 
 
-@_compiled("int64(int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], "
-           "int64[::1])")
+@compiled("int64(int64[::1], int64[::1], int64[::1], int64[::1], boolean[::1], int64, int64, int64[::1], int64[::1])")
 def banded_flow(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, pair_owned: np.ndarray,
-                 lo: np.ndarray, hi: np.ndarray, rack_cost: np.ndarray, keep: np.ndarray, new: np.ndarray) -> int:
-    """Builds `impl/flow.py`'s banded network and solves it (`_solve`'s status), filling `keep` and `new` per
-    pair. Arcs: a retained arc per pair with claims, a new arc per pair, an arc per member to the sink, in that
-    order. The start keeps every claim that costs nothing to keep, each member passing what it keeps beyond its
-    lower band on to the sink. One compiled pass: a few dozen array calls cost more than the solve on groups of
-    hundreds of members."""
-    n_topics, n_members, n_pairs = len(sizes), len(lo), len(pair_topic)
+                pair_mismatch: np.ndarray, n_members: int, bound: int, keep: np.ndarray, new: np.ndarray) -> int:
+    """Builds `impl/flow.py`'s banded network for B = max(`bound`, the lower bound of B `flow._count_floor` gives)
+    and solves it (`_solve`'s status), filling `keep` and `new` per pair. A mismatched pair's partitions cost
+    `flow.rack_costs`' rack cost more. Arcs: a retained arc per pair with claims, a new arc per pair, an arc per
+    member to the sink, in that order. The start keeps every claim that costs nothing to keep, each member passing
+    what it keeps beyond its lower band on to the sink. One compiled pass: a few dozen array calls cost more than
+    the solve on groups of hundreds of members."""
+    n_topics, n_pairs = len(sizes), len(pair_topic)
+    total = 0
+    for t in range(n_topics):
+        total += sizes[t]
+    reach = np.zeros(n_members, dtype=np.int64)
+    subscribers = np.zeros(n_topics, dtype=np.int64)
+    for i in range(n_pairs):
+        reach[pair_member[i]] += sizes[pair_topic[i]]
+        subscribers[pair_topic[i]] += 1
+    takers = 0
+    for m in range(n_members):
+        takers += reach[m] > 0
+    b = max(bound, -(-total // max(takers, 1)))
+    for t in range(n_topics):
+        b = max(b, -(-sizes[t] // max(subscribers[t], 1)))
+    lo, hi = np.minimum(reach, b - 1), np.minimum(reach, b)
+    rack_cost = np.zeros(n_pairs, dtype=np.int64)
+    for i in range(n_pairs):
+        if pair_mismatch[i]:
+            rack_cost[i] = total + 1
     sink = n_topics + n_members
     owns = 0
     for i in range(n_pairs):

@@ -41,14 +41,11 @@ from .flow import solve_counts
 from .pairs import PairTable, pair_table
 from .require import require_problem
 from .settled import optimally_balanced
+from .sticky_kernel import deal, rows_by_member
 from .sticky_small import assign_small
 
 _CONSTRAINED = ConstrainedStickyAssignor()
-
-
-def _rows(pairs: PairTable, owners: np.ndarray, gids: np.ndarray) -> Assignment:
-    topic = pairs.topic_of(gids)
-    return Assignment.from_rows(pairs.member_ids, owners, pairs.table, topic, gids - pairs.offsets[topic])
+_NO_NODES = np.zeros(0, dtype=np.int64)  # `deal`'s gid_node when the nodes are the topics
 
 
 def _settled(problem: Problem, pairs: PairTable) -> Assignment | None:
@@ -72,8 +69,6 @@ def redeal_within_classes(pairs: PairTable, receivers: np.ndarray, gids: np.ndar
     counts allow."""
     need = np.bincount(receivers, minlength=pairs.members)
     cls = pairs.subscription_class
-    if not len(receivers) or np.bincount(cls[need > 0]).max(initial=0) <= 1:
-        return receivers, gids  # no class has two receivers: nothing to deal again
     # One int64 key per sort instead of lexsort over 1 M rows: (class, gid) for the pool ...
     pool = np.sort(cls[receivers] * (pairs.partitions + 1) + gids) % (pairs.partitions + 1)
     # ... and (class, lap, rank of the member in its class by (received desc, id)) for the receivers.
@@ -96,16 +91,14 @@ def assign_general_sticky(problem: Problem) -> Assignment:
         return settled
     flows = solve_counts(pairs.node_size, pairs.pair_topic, pairs.pair_member, pairs.pair_owned, pairs.members,
                          pairs.pair_mismatch)
-    kept = pairs.claim_rank() < flows.keep[pairs.claim_pair]
-    kept_gid = pairs.claim_gid[kept]
-    free = np.ones(pairs.partitions, dtype=bool)
-    free[kept_gid] = False
-    # Pairs are in (topic, member) order and the free ids ascend, so the k-th free partition of a topic goes
-    # to the receiver whose run covers k: the receivers repeated by their counts line up with the ids.
-    receivers = np.repeat(pairs.pair_member, flows.new)
-    sequence, pool = redeal_within_classes(pairs, receivers, pairs.by_node(np.flatnonzero(free)))
-    owners = np.concatenate((pairs.pair_member[pairs.claim_pair[kept]], sequence))
-    return _rows(pairs, owners, np.concatenate((kept_gid, pool)))
+    free, receivers, owner, shared = deal(pairs.pair_member, flows.keep, flows.new, pairs.claim_pair, pairs.claim_gid,
+                                          _NO_NODES if pairs.gid_node is None else pairs.gid_node,
+                                          pairs.subscription_class, pairs.partitions)
+    if shared:  # some class has two receivers: deal its pool again
+        sequence, pool = redeal_within_classes(pairs, receivers, free)
+        owner[pool] = sequence
+    return Assignment.from_grouped_rows(pairs.member_ids, pairs.table,
+                                        *rows_by_member(owner, pairs.offsets, pairs.members))
 
 
 class StickyAssignor:

@@ -638,7 +638,18 @@ class Assignment:
                   topic_row: Sequence[int] | np.ndarray, index_row: Sequence[int] | np.ndarray) -> Assignment:
         """The fast constructor: one row per assigned partition (member position, topic code, index), as arrays
         or (small paths) plain int lists."""
-        sets = sets_by_member(len(member_ids), member_row, table, topic_row, index_row)
+        return cls._of_canonical(member_ids, sets_by_member(len(member_ids), member_row, table, topic_row, index_row))
+
+    @classmethod
+    def from_grouped_rows(cls, member_ids: Sequence[str], table: TopicTable, member_row: np.ndarray,
+                          topic_row: np.ndarray, index_row: np.ndarray) -> Assignment:
+        """`from_rows` for rows sorted by (member position, topic code, index) already (int64 arrays, the indices
+        int32): nothing to sort."""
+        return cls._of_canonical(member_ids, sets_of_grouped_rows(len(member_ids), table, member_row, topic_row,
+                                                                  index_row))
+
+    @classmethod
+    def _of_canonical(cls, member_ids: Sequence[str], sets: Sequence[PartitionSet]) -> Assignment:
         out = object.__new__(cls)  # the sets are canonical already: skip __post_init__'s re-sorting
         object.__setattr__(out, "by_member", MappingProxyType(dict(zip(member_ids, sets))))
         return out

@@ -14,6 +14,7 @@ from assigncheck.impl import range as range_impl
 from assigncheck.impl import roundrobin as roundrobin_impl
 from assigncheck.impl.constrained import ConstrainedLayout, ConstrainedStickyAssignor
 from assigncheck.impl.constrained4 import FourPhaseConstrainedAssignor
+from assigncheck.impl.pairs import pair_table
 from assigncheck.impl.sticky import assign_general_sticky
 from assigncheck.spec.model import iter_pairs, partitions_of
 from assigncheck.spec.rounds import next_round
@@ -70,6 +71,17 @@ def test_general_sticky_small_path_agrees(problem):
     assert sticky_small.assign_small(again) == assign_general_sticky(again)
 
 
+@settings(max_examples=300, deadline=None)
+@given(any_problem)
+def test_compiled_pair_rows_make_the_small_pair_table(problem):
+    """`impl/sticky_kernel.py`'s pairs and claims (the vectorized table) against the plain-Python table."""
+    pairs, small = pair_table(problem), sticky_small.SmallPairs(problem)
+    assert pairs.table.names == small.table.names and pairs.node_size.tolist() == list(small.node_size)
+    assert (pairs.pair_topic.tolist(), pairs.pair_member.tolist()) == (small.pair_node, small.pair_member)
+    assert (pairs.pair_owned.tolist(), pairs.pair_mismatch.tolist()) == (small.pair_owned, small.pair_mismatch)
+    assert (pairs.claim_pair.tolist(), pairs.claim_gid.tolist()) == (small.claim_pair, small.claim_gid)
+
+
 @st.composite
 def networks(draw):
     topics = draw(st.integers(1, 9))
@@ -114,7 +126,7 @@ def test_banded_flow_is_a_least_cost_flow_in_the_bands(net, at_floor):
     bound = flow._count_floor(sizes, pair_node, reach) if at_floor else flow._min_max_count(sizes, pair_node,
                                                                                               pair_member, reach)
     rack_cost = flow.rack_costs(sizes, np.array(mismatch, dtype=bool))
-    got = flow._banded(sizes, pair_node, pair_member, owned, reach, bound, rack_cost)
+    got = flow._banded(sizes, pair_node, pair_member, owned, np.array(mismatch, dtype=bool), members, bound)
     least = ortools_banded(sizes, pair_node, pair_member, owned, reach, bound, rack_cost)
     if least is None:
         assert got is None

@@ -1,0 +1,157 @@
+"""The general sticky assignor's passes over rows, compiled with numba: the pair table's rows (`impl/pairs.py`), the
+deal of the flow's counts and the output grouped by member (`impl/sticky.py`). Each is a counting sort or a walk
+over rows in one pass; in numpy they took about 70 array calls, more than the flow's solve on groups of a few hundred
+members. Imported by the fuzzer before atheris instruments `assigncheck.impl`, like `impl/min_cost_flow.py`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .min_cost_flow import compiled
+
+_ROWS = "UniTuple(int64[::1], 5)(" + ", ".join(["int64[::1]"] * 9) + ")"
+
+
+@compiled(_ROWS)
+def pair_rows(member_sub: np.ndarray, sub_start: np.ndarray, sub_len: np.ndarray, sub_topic: np.ndarray,
+              node_first: np.ndarray, node_count: np.ndarray, claim_node: np.ndarray, claim_member: np.ndarray,
+              claim_gid: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(pair_node, pair_member, pair_owned, claim_pair, claim_gid) of `impl.pairs.PairTable`.
+
+    Members are numbered in id order; member m subscribes to the entries `sub_start[s] .. + sub_len[s]` of
+    `sub_topic` (topic codes, -1 for a topic that gets no pairs), s = `member_sub[m]`; topic t's nodes are
+    `node_first[t] .. + node_count[t]`. A pair per (node, member subscribed to its topic), in (node, member)
+    order. The claims come as valid claims do (`spec.ownership.valid_claims`: by member position, topic and
+    index), so a stable counting sort by pair leaves each pair's claims in index order."""
+    n_topics, n_members, n_claims = len(node_first), len(member_sub), len(claim_node)
+    n_nodes = 0
+    for t in range(n_topics):
+        n_nodes += node_count[t]
+    start = np.zeros(n_nodes + 1, dtype=np.int64)
+    for m in range(n_members):
+        s = member_sub[m]
+        for e in range(sub_start[s], sub_start[s] + sub_len[s]):
+            t = sub_topic[e]
+            if t >= 0:
+                for k in range(node_first[t], node_first[t] + node_count[t]):
+                    start[k + 1] += 1
+    for k in range(n_nodes):
+        start[k + 1] += start[k]
+    pairs = start[n_nodes]
+    pair_node, pair_member = np.empty(pairs, dtype=np.int64), np.empty(pairs, dtype=np.int64)
+    fill = start[:n_nodes].copy()
+    for m in range(n_members):  # members in order: each node's pairs come out by member
+        s = member_sub[m]
+        for e in range(sub_start[s], sub_start[s] + sub_len[s]):
+            t = sub_topic[e]
+            if t >= 0:
+                for k in range(node_first[t], node_first[t] + node_count[t]):
+                    pair_node[fill[k]], pair_member[fill[k]] = k, m
+                    fill[k] += 1
+    claim_pair = np.empty(n_claims, dtype=np.int64)
+    owned = np.zeros(pairs, dtype=np.int64)
+    for i in range(n_claims):
+        k, m = claim_node[i], claim_member[i]
+        lo, hi = start[k], start[k + 1]
+        while lo < hi:  # the node's first pair whose member is not below m
+            mid = (lo + hi) >> 1
+            if pair_member[mid] < m:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo == start[k + 1] or pair_member[lo] != m:
+            raise ValueError("a valid claim without its (node, member) pair")
+        claim_pair[i] = lo
+        owned[lo] += 1
+    at = np.zeros(pairs + 1, dtype=np.int64)
+    for p in range(pairs):
+        at[p + 1] = at[p] + owned[p]
+    by_pair, gid = np.empty(n_claims, dtype=np.int64), np.empty(n_claims, dtype=np.int64)
+    for i in range(n_claims):
+        j = at[claim_pair[i]]
+        by_pair[j], gid[j] = claim_pair[i], claim_gid[i]
+        at[claim_pair[i]] += 1
+    return pair_node, pair_member, owned, by_pair, gid
+
+
+@compiled("Tuple((int64[::1], int64[::1], int64[::1], boolean))(" + ", ".join(["int64[::1]"] * 7) + ", int64)")
+def deal(pair_member: np.ndarray, keep: np.ndarray, new: np.ndarray, claim_pair: np.ndarray, claim_gid: np.ndarray,
+         gid_node: np.ndarray, member_class: np.ndarray, partitions: int
+         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """The flow's counts made partitions: each pair keeps its `keep` lowest claims (claims by (pair, global id)),
+    and the partitions nobody keeps, in (node, global id) order (`gid_node` per global id, or empty when nodes are
+    topics), go to the pairs' receivers in pair order, `new` each. Returns the free partitions and their receivers,
+    in that order, the owner per global id, and whether some class of `member_class` has two receivers
+    (`impl.sticky.redeal_within_classes` then deals them again)."""
+    owner = np.full(partitions, -1, dtype=np.int64)
+    rank = 0
+    for i in range(len(claim_pair)):
+        p = claim_pair[i]
+        rank = rank + 1 if i > 0 and claim_pair[i - 1] == p else 0
+        if rank < keep[p]:
+            owner[claim_gid[i]] = pair_member[p]
+    count = 0
+    for g in range(partitions):
+        count += owner[g] < 0
+    free = np.empty(count, dtype=np.int64)
+    if len(gid_node):  # (node, global id) order: a stable counting sort by node
+        at = np.zeros(partitions + 1, dtype=np.int64)
+        for g in range(partitions):
+            if owner[g] < 0:
+                at[gid_node[g] + 1] += 1
+        for k in range(partitions):
+            at[k + 1] += at[k]
+        for g in range(partitions):
+            if owner[g] < 0:
+                free[at[gid_node[g]]] = g
+                at[gid_node[g]] += 1
+    else:
+        j = 0
+        for g in range(partitions):
+            if owner[g] < 0:
+                free[j] = g
+                j += 1
+    receivers = np.empty(count, dtype=np.int64)
+    j = 0
+    for p in range(len(pair_member)):
+        for _ in range(new[p]):
+            if j == count:
+                raise ValueError("the flow hands out more partitions than are free")
+            receivers[j] = pair_member[p]
+            owner[free[j]] = pair_member[p]
+            j += 1
+    if j != count:
+        raise ValueError("the flow leaves free partitions unassigned")
+    classes = 0
+    for m in range(len(member_class)):
+        classes = max(classes, member_class[m] + 1)
+    seen = np.full(classes, -1, dtype=np.int64)
+    shared = False
+    for j in range(count):
+        m = receivers[j]
+        c = member_class[m]
+        shared |= seen[c] >= 0 and seen[c] != m
+        seen[c] = m
+    return free, receivers, owner, shared
+
+
+@compiled("Tuple((int64[::1], int64[::1], int32[::1]))(int64[::1], int64[::1], int64)")
+def rows_by_member(owner: np.ndarray, offsets: np.ndarray, members: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(member, topic code, index) rows for `owner` (a member per global id; topic k holds the ids offsets[k] ..
+    offsets[k+1]-1), sorted by (member, topic, index): a stable counting sort by member of the ids in order."""
+    at = np.zeros(members + 1, dtype=np.int64)
+    for g in range(len(owner)):
+        at[owner[g] + 1] += 1
+    for m in range(members):
+        at[m + 1] += at[m]
+    member_row, topic_row = np.empty(len(owner), dtype=np.int64), np.empty(len(owner), dtype=np.int64)
+    index_row = np.empty(len(owner), dtype=np.int32)
+    t = 0
+    for g in range(len(owner)):
+        while offsets[t + 1] <= g:
+            t += 1
+        j = at[owner[g]]
+        member_row[j], topic_row[j], index_row[j] = owner[g], t, g - offsets[t]
+        at[owner[g]] += 1
+    return member_row, topic_row, index_row
