@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from assigncheck.spec.model import Problem, TopicTable
+from assigncheck.spec.model import Problem, TopicTable, topic_sizes
 from assigncheck.spec.ownership import valid_claims
 from assigncheck.spec.partition_rows import layout
 from assigncheck.spec.racks import member_rack, rack_aware, rack_layout
@@ -54,7 +54,7 @@ def pair_table(problem: Problem) -> PairTable:
     # Pairs from the distinct subscriptions' codes (`spec.subscriptions`, shared with valid ownership): no set
     # lookup per member; the rows themselves come from one compiled pass (`impl/sticky_kernel.py`).
     subs = subscription_codes(problem)
-    sizes = np.array(list(map(problem.topics.__getitem__, subs.table.names)), dtype=np.int64)
+    sizes = topic_sizes(problem)[1]  # every topic of the metadata, in the codes' (name) order
     wanted = np.zeros(len(sizes), dtype=bool)
     wanted[subs.codes] = True
     wanted &= sizes > 0  # topics without partitions get no pairs

@@ -616,6 +616,17 @@ class Problem:
         return out
 
 
+def topic_sizes(problem: Problem) -> tuple[TopicTable, np.ndarray]:
+    """Every topic of the metadata, numbered by name, and its partition count (int64, read-only): once per problem
+    (whole-group valid ownership and the pair table both read them)."""
+    return problem.derived("topic_sizes", _topic_sizes)
+
+
+def _topic_sizes(problem: Problem) -> tuple[TopicTable, np.ndarray]:
+    table = TopicTable.of(tuple(sorted(problem.topics)))
+    return table, read_only(list(map(problem.topics.__getitem__, table.names)), np.int64)
+
+
 @dataclass(frozen=True)
 class Assignment:
     """An assignor's output: member id -> `Partitions`. Holds whatever an assignor returned
@@ -687,9 +698,7 @@ class Assignment:
                 flat.append(g - offsets[k])
             bounds.append(len(flat))
             sets.append(of_lists(table, tuple(codes), tuple(bounds), tuple(flat), True))
-        out = object.__new__(cls)
-        object.__setattr__(out, "by_member", MappingProxyType(dict(zip(member_ids, sets))))
-        return out
+        return cls._of_canonical(member_ids, sets)
 
     @classmethod
     def of_sets(cls, by_member: Mapping[str, PartitionSet]) -> Assignment:

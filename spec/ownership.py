@@ -19,6 +19,7 @@ from .model import (
     run_lengths,
     sets_by_member,
     tables_of,
+    topic_sizes,
 )
 from .subscriptions import subscription_codes
 
@@ -37,7 +38,7 @@ _IS_SORTED = attrgetter("is_sorted")
 def _existing_claims(problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """A few list comprehensions over the members gather their arrays: a group of thousands pays a few
     attribute reads per member, no more."""
-    table = TopicTable.of(tuple(sorted(problem.topics)))
+    table, known_sizes = topic_sizes(problem)
     unknown = len(table.names)  # one extra code for topics absent from the metadata
     members = problem.members
     sets = list(map(_OWNED, members))
@@ -60,7 +61,7 @@ def _existing_claims(problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarr
     topic = np.repeat(run_topic, runs)
     who = np.repeat(np.array(position, dtype=np.int64), count_of)
     index = indices.astype(np.int64)
-    sizes = np.array([problem.topics[t] for t in table.names] + [0], dtype=np.int64)
+    sizes = np.append(known_sizes, 0)
     run_member = np.repeat(np.array(position, dtype=np.int64), runs_of)
     subscribed = np.repeat(_subscribed_runs(problem, table, run_member, run_topic), runs)
     ok = (index >= 0) & (index < sizes[topic])  # rule 1
@@ -181,11 +182,10 @@ def _valid_claims_small(problem: Problem, counts: Sequence[int] | None = None) -
 
 
 def _valid_claims_vectorized(problem: Problem) -> ValidClaims:
-    table = TopicTable.of(tuple(sorted(problem.topics)))
+    table, sizes = topic_sizes(problem)
     who, gid, code, subscribed = existing_claims(problem)
     if not subscribed.all():
         who, gid, code = who[subscribed], gid[subscribed], code[subscribed]  # rule 2
-    sizes = np.array([problem.topics[t] for t in table.names], dtype=np.int64)
     offsets = np.concatenate(([0], np.cumsum(sizes)))
     key = who * (int(offsets[-1]) + 1) + gid
     if not len(key) or ((key[1:] > key[:-1]).all() and np.bincount(gid).max() <= 1):

@@ -16,6 +16,7 @@ import numpy as np
 from .model import Problem, TopicTable, read_only
 
 _SUBSCRIPTION = attrgetter("subscription")
+_SPARSE = 32  # `subscribes` lays out a flag per (subscription, topic) while at most this many per listed topic
 
 
 @dataclass(frozen=True)
@@ -39,8 +40,12 @@ class SubscriptionCodes:
         if not len(self.codes):
             return np.zeros(len(member), dtype=bool)
         span = len(self.table.names) + 1
-        keys = np.sort(self.sub * span + self.codes)  # sorted here, where it is needed (claims exist)
         asked = self.member_sub[member] * span + topic
+        if self.distinct * span <= _SPARSE * len(self.codes):  # a flag per (subscription, topic): no sort
+            grid = np.zeros(self.distinct * span, dtype=bool)
+            grid[self.sub * span + self.codes] = True
+            return grid[asked]
+        keys = np.sort(self.sub * span + self.codes)
         return keys[np.minimum(np.searchsorted(keys, asked), len(keys) - 1)] == asked
 
 

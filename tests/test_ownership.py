@@ -1,9 +1,11 @@
 """valid_owned against a literal, slow reading of SPEC.md §2."""
 
+from unittest import mock
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assigncheck.spec import ownership
+from assigncheck.spec import ownership, subscriptions
 from assigncheck.spec.model import Assignment, Member, Problem, iter_pairs
 from assigncheck.spec.ownership import valid_owned
 from assigncheck.spec.rounds import next_round
@@ -88,10 +90,12 @@ def test_rule_2_reads_the_same_from_subscription_codes_and_from_set_lookups(prob
     """`existing_claims` judges rule 2 by one set lookup per claimed run, or from the problem's subscription codes
     once they are made (the sticky pair table makes them first): both give the same rows."""
     looked_up = ownership.existing_claims(problem.replace())
-    coded = problem.replace()
-    subscription_codes(coded)
-    for a, b in zip(looked_up, ownership.existing_claims(coded), strict=True):
-        assert a.tolist() == b.tolist()
+    for sparse in (0, 10**9):  # `subscribes` sorts the codes, or lays out a flag per (subscription, topic)
+        coded = problem.replace()
+        subscription_codes(coded)
+        with mock.patch.object(subscriptions, "_SPARSE", sparse):
+            for a, b in zip(looked_up, ownership.existing_claims(coded), strict=True):
+                assert a.tolist() == b.tolist()
 
 
 def test_a_member_claiming_few_of_its_many_topics_is_judged_by_set_lookups():
