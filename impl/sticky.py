@@ -60,29 +60,6 @@ def _settled(problem: Problem, pairs: PairTable) -> Assignment | None:
     return Assignment.of_sets(valid_owned(problem))
 
 
-def redeal_within_classes(pairs: PairTable, receivers: np.ndarray, gids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(owner, gid) rows for the received partitions `gids` (`receivers[k]` got `gids[k]` from the flow): each
-    member keeps its received count, and every class of identical subscriptions (and racks, on a rack-aware
-    problem) deals its pooled partitions again, in (topic, index) order, in laps over its members ordered by
-    received count (descending), then id. A lap visits a prefix of that order, so the receivers of one class
-    are a prefix of a cyclic sequence and each topic, a contiguous run of the pool, splits as evenly as the
-    counts allow."""
-    need = np.bincount(receivers, minlength=pairs.members)
-    cls = pairs.subscription_class
-    # One int64 key per sort instead of lexsort over 1 M rows: (class, gid) for the pool ...
-    pool = np.sort(cls[receivers] * (pairs.partitions + 1) + gids) % (pairs.partitions + 1)
-    # ... and (class, lap, rank of the member in its class by (received desc, id)) for the receivers.
-    rank = np.empty(pairs.members, dtype=np.int64)
-    rank[np.lexsort((np.arange(pairs.members), -need, cls))] = np.arange(pairs.members)
-    member = np.repeat(np.arange(pairs.members), need)
-    lap = np.arange(len(member)) - np.repeat(np.cumsum(need) - need, need)
-    laps = int(need.max()) + 1
-    order = np.sort((cls[member] * laps + lap) * pairs.members + rank[member]) % pairs.members
-    by_rank = np.empty(pairs.members, dtype=np.int64)
-    by_rank[rank] = np.arange(pairs.members)
-    return by_rank[order], pool
-
-
 def assign_general_sticky(problem: Problem) -> Assignment:
     """The optimally balanced, most retaining assignment for any subscriptions (module docstring, 2 and 3)."""
     pairs = pair_table(problem)
@@ -91,12 +68,8 @@ def assign_general_sticky(problem: Problem) -> Assignment:
         return settled
     flows = solve_counts(pairs.node_size, pairs.pair_topic, pairs.pair_member, pairs.pair_owned, pairs.members,
                          pairs.pair_mismatch)
-    free, receivers, owner, shared = deal(pairs.pair_member, flows.keep, flows.new, pairs.claim_pair, pairs.claim_gid,
-                                          _NO_NODES if pairs.gid_node is None else pairs.gid_node,
-                                          pairs.subscription_class, pairs.partitions)
-    if shared:  # some class has two receivers: deal its pool again
-        sequence, pool = redeal_within_classes(pairs, receivers, free)
-        owner[pool] = sequence
+    owner = deal(pairs.pair_member, flows.keep, flows.new, pairs.claim_pair, pairs.claim_gid,
+                 _NO_NODES if pairs.gid_node is None else pairs.gid_node, pairs.subscription_class, pairs.partitions)
     return Assignment.from_grouped_rows(pairs.member_ids, pairs.table,
                                         *rows_by_member(owner, pairs.offsets, pairs.members))
 

@@ -76,15 +76,56 @@ def pair_rows(member_sub: np.ndarray, sub_start: np.ndarray, sub_len: np.ndarray
     return pair_node, pair_member, owned, by_pair, gid
 
 
-@compiled("Tuple((int64[::1], int64[::1], int64[::1], boolean))(" + ", ".join(["int64[::1]"] * 7) + ", int64)")
+@compiled("void(int64[::1], int64[::1], int64[::1], int64)")
+def _redeal(owner: np.ndarray, free: np.ndarray, member_class: np.ndarray, classes: int) -> None:
+    """Every class of identical subscriptions (and racks, on a rack-aware problem) deals the `free` partitions its
+    members received again (`owner` updated in place): its pool in global id order, in laps over its members
+    ordered by received count (descending), then id; lap k visits those that received more than k, a prefix of
+    that order. Each member keeps its count, and each topic, a contiguous run of the pool, goes to a run of a
+    cyclic sequence of the class's members: split as evenly as the counts allow."""
+    members, partitions = len(member_class), len(owner)
+    need = np.zeros(members, dtype=np.int64)
+    pooled = np.zeros(partitions, dtype=np.bool_)
+    for g in free:
+        need[owner[g]] += 1
+        pooled[g] = True
+    most = 0
+    for m in range(members):
+        most = max(most, need[m])
+    at = np.zeros(classes + 1, dtype=np.int64)  # the pools, by class, each in global id order
+    for g in range(partitions):
+        if pooled[g]:
+            at[member_class[owner[g]] + 1] += 1
+    for c in range(classes):
+        at[c + 1] += at[c]
+    pool = np.empty(len(free), dtype=np.int64)
+    for g in range(partitions):
+        if pooled[g]:
+            c = member_class[owner[g]]
+            pool[at[c]] = g
+            at[c] += 1
+    order = np.argsort(member_class * (most + 1) + (most - need), kind="mergesort")  # (class, received desc, id)
+    k, i = 0, 0
+    while i < members:
+        end = i
+        while end < members and member_class[order[end]] == member_class[order[i]]:
+            end += 1
+        for lap in range(need[order[i]]):
+            t = i
+            while t < end and need[order[t]] > lap:
+                owner[pool[k]] = order[t]
+                k += 1
+                t += 1
+        i = end
+
+
+@compiled("int64[::1](" + ", ".join(["int64[::1]"] * 7) + ", int64)")
 def deal(pair_member: np.ndarray, keep: np.ndarray, new: np.ndarray, claim_pair: np.ndarray, claim_gid: np.ndarray,
-         gid_node: np.ndarray, member_class: np.ndarray, partitions: int
-         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
-    """The flow's counts made partitions: each pair keeps its `keep` lowest claims (claims by (pair, global id)),
-    and the partitions nobody keeps, in (node, global id) order (`gid_node` per global id, or empty when nodes are
-    topics), go to the pairs' receivers in pair order, `new` each. Returns the free partitions and their receivers,
-    in that order, the owner per global id, and whether some class of `member_class` has two receivers
-    (`impl.sticky.redeal_within_classes` then deals them again)."""
+         gid_node: np.ndarray, member_class: np.ndarray, partitions: int) -> np.ndarray:
+    """The owner per global id (`impl/sticky.py`'s placement): each pair keeps its `keep` lowest claims (claims by
+    (pair, global id)); the partitions nobody keeps, in (node, global id) order (`gid_node` per global id, or empty
+    when nodes are topics), go to the pairs' receivers in pair order, `new` each; then, where some class of
+    `member_class` has two receivers, `_redeal` deals each class's received partitions again."""
     owner = np.full(partitions, -1, dtype=np.int64)
     rank = 0
     for i in range(len(claim_pair)):
@@ -113,13 +154,11 @@ def deal(pair_member: np.ndarray, keep: np.ndarray, new: np.ndarray, claim_pair:
             if owner[g] < 0:
                 free[j] = g
                 j += 1
-    receivers = np.empty(count, dtype=np.int64)
     j = 0
     for p in range(len(pair_member)):
         for _ in range(new[p]):
             if j == count:
                 raise ValueError("the flow hands out more partitions than are free")
-            receivers[j] = pair_member[p]
             owner[free[j]] = pair_member[p]
             j += 1
     if j != count:
@@ -130,11 +169,13 @@ def deal(pair_member: np.ndarray, keep: np.ndarray, new: np.ndarray, claim_pair:
     seen = np.full(classes, -1, dtype=np.int64)
     shared = False
     for j in range(count):
-        m = receivers[j]
+        m = owner[free[j]]
         c = member_class[m]
         shared |= seen[c] >= 0 and seen[c] != m
         seen[c] = m
-    return free, receivers, owner, shared
+    if shared:
+        _redeal(owner, free, member_class, classes)
+    return owner
 
 
 @compiled("Tuple((int64[::1], int64[::1], int32[::1]))(int64[::1], int64[::1], int64)")

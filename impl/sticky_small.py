@@ -101,7 +101,7 @@ def _layout_offsets(problem: Problem) -> dict[str, int]:
 
 
 def redeal_within_classes(pairs: SmallPairs, receivers: list[int], gids: list[int]) -> tuple[list[int], list[int]]:
-    """`impl.sticky.redeal_within_classes`, plainly."""
+    """`impl/sticky_kernel.py`'s `_redeal`, plainly."""
     members = len(pairs.member_ids)
     need = [0] * members
     for m in receivers:
