@@ -17,7 +17,7 @@ from assigncheck.impl import registry
 from assigncheck.impl import sticky as general
 from assigncheck.impl.constrained import ConstrainedLayout
 from assigncheck.impl.cooperative import withhold
-from assigncheck.impl.flow import _banded, _count_floor, rack_costs, solve_counts
+from assigncheck.impl.flow import _banded, count_floor, rack_costs, solve_counts
 from assigncheck.impl.pairs import pair_table
 from assigncheck.impl.range import subscriber_positions
 from assigncheck.spec.model import Assignment, Problem, TopicTable
@@ -62,7 +62,7 @@ def _general(problem: Problem) -> dict[str, float]:
     pairs = pair_table(problem.replace())
     sizes, owned = pairs.node_size.astype(np.int64), pairs.pair_owned.astype(np.int64)
     reach = np.bincount(pairs.pair_member, weights=sizes[pairs.pair_topic], minlength=pairs.members).astype(np.int64)
-    bound, rack_cost = _count_floor(sizes, pairs.pair_topic, reach), rack_costs(sizes, pairs.pair_mismatch)
+    bound, rack_cost = count_floor(sizes, pairs.pair_topic, reach), rack_costs(sizes, pairs.pair_mismatch)
     network = (sizes, pairs.pair_topic, pairs.pair_member, owned, reach, bound, rack_cost)
     ours = (sizes, pairs.pair_topic, pairs.pair_member, owned, pairs.pair_mismatch, pairs.members, bound)
 

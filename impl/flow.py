@@ -47,7 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 from ortools.graph.python import max_flow, min_cost_flow
 
-from .min_cost_flow import banded_flow, solved
+from .min_cost_flow import banded_flow, count_floor, rack_costs, solved
 
 
 @dataclass(frozen=True)
@@ -58,19 +58,12 @@ class PairFlows:
     new: np.ndarray
 
 
-def _count_floor(sizes: np.ndarray, pair_topic: np.ndarray, reach: np.ndarray) -> int:
-    """A lower bound of B: the average over the members that can take anything, and each node's share over its
-    subscribers. Usually B itself."""
-    per_topic = np.bincount(pair_topic, minlength=len(sizes))
-    return max(-(-int(sizes.sum()) // int((reach > 0).sum())), int((-(-sizes // np.maximum(per_topic, 1))).max()))
-
-
 def _min_max_count(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray,
                    reach: np.ndarray) -> int:
     """The smallest B such that every partition can be placed with no member above B."""
     n_topics, n_members = len(sizes), len(reach)
     total = int(sizes.sum())
-    lo, hi = _count_floor(sizes, pair_topic, reach), int(reach.max())
+    lo, hi = count_floor(sizes, pair_topic, reach), int(reach.max())
     if lo >= hi:
         return hi
     source, sink = n_topics + n_members, n_topics + n_members + 1
@@ -106,7 +99,7 @@ def _min_max_count(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.nd
 
 def _banded(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, pair_owned: np.ndarray,
             pair_mismatch: np.ndarray, n_members: int, bound: int = 0) -> PairFlows | None:
-    """The most retaining complete assignment with every count in its band for B = max(`bound`, `_count_floor`),
+    """The most retaining complete assignment with every count in its band for B = max(`bound`, `count_floor`),
     with the fewest rack mismatches first (module docstring), or None."""
     keep, new = np.empty(len(pair_topic), dtype=np.int64), np.empty(len(pair_topic), dtype=np.int64)
     arrays = (np.ascontiguousarray(x, dtype=np.int64) for x in (sizes, pair_topic, pair_member, pair_owned))
@@ -147,13 +140,6 @@ def _convex(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, 
     return PairFlows(keep, net.flows(new_arcs))
 
 
-def rack_costs(sizes: np.ndarray, pair_mismatch: np.ndarray) -> np.ndarray:
-    """Per pair, the cost of each of its partitions beyond retention: on a pair whose member is on none of the
-    node's replicas' racks, more than any retention difference (new arcs cost 1 each), so the fewest mismatches
-    come after balance and before stickiness (KIP-881)."""
-    return np.where(pair_mismatch, int(sizes.sum()) + 1, 0).astype(np.int64)
-
-
 def solve_counts(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray,
                  pair_owned: np.ndarray, n_members: int, pair_mismatch: np.ndarray | None = None) -> PairFlows:
     """Optimal keep/new counts per pair. Pairs must be sorted by (node, member); every node must
@@ -172,6 +158,6 @@ def solve_counts(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndar
     reach = np.bincount(pair_member, weights=sizes[pair_topic], minlength=n_members).astype(np.int64)
     bound = _min_max_count(sizes, pair_topic, pair_member, reach)
     flows = _banded(sizes, pair_topic, pair_member, pair_owned, mismatch, n_members, bound) \
-        if bound != _count_floor(sizes, pair_topic, reach) else None
+        if bound != count_floor(sizes, pair_topic, reach) else None
     return flows if flows is not None else _convex(sizes, pair_topic, pair_member, pair_owned.astype(np.int64), reach,
-                                                   bound, rack_costs(sizes, mismatch))
+                                                   bound, rack_costs(sizes, np.ascontiguousarray(mismatch, dtype=bool)))

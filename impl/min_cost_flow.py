@@ -257,35 +257,54 @@ def _solve(nodes: int, tail: np.ndarray, head: np.ndarray, cap: np.ndarray, cost
     return SOLVED
 
 
+@compiled("int64(int64[::1], int64[::1], int64[::1])")
+def count_floor(sizes: np.ndarray, pair_topic: np.ndarray, reach: np.ndarray) -> int:
+    """A lower bound of `impl/flow.py`'s B: the average over the members that can take anything (`reach`, per member:
+    the partitions it could take), and each node's share over its subscribers. Usually B itself."""
+    subscribers = np.zeros(len(sizes), dtype=np.int64)
+    for i in range(len(pair_topic)):
+        subscribers[pair_topic[i]] += 1
+    total, takers = 0, 0
+    for t in range(len(sizes)):
+        total += sizes[t]
+    for m in range(len(reach)):
+        takers += reach[m] > 0
+    b = -(-total // max(takers, 1))
+    for t in range(len(sizes)):
+        b = max(b, -(-sizes[t] // max(subscribers[t], 1)))
+    return b
+
+
+@compiled("int64[::1](int64[::1], boolean[::1])")
+def rack_costs(sizes: np.ndarray, pair_mismatch: np.ndarray) -> np.ndarray:
+    """Per pair, the cost of each of its partitions beyond retention: on a pair whose member is on none of the
+    node's replicas' racks, more than any retention difference (new arcs cost 1 each), so the fewest mismatches
+    come after balance and before stickiness (KIP-881)."""
+    cost = np.zeros(len(pair_mismatch), dtype=np.int64)
+    total = 0
+    for t in range(len(sizes)):
+        total += sizes[t]
+    for i in range(len(pair_mismatch)):
+        if pair_mismatch[i]:
+            cost[i] = total + 1
+    return cost
+
+
 @compiled("int64(int64[::1], int64[::1], int64[::1], int64[::1], boolean[::1], int64, int64, int64[::1], int64[::1])")
 def banded_flow(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, pair_owned: np.ndarray,
                 pair_mismatch: np.ndarray, n_members: int, bound: int, keep: np.ndarray, new: np.ndarray) -> int:
-    """Builds `impl/flow.py`'s banded network for B = max(`bound`, the lower bound of B `flow._count_floor` gives)
-    and solves it (`_solve`'s status), filling `keep` and `new` per pair. A mismatched pair's partitions cost
-    `flow.rack_costs`' rack cost more. Arcs: a retained arc per pair with claims, a new arc per pair, an arc per
-    member to the sink, in that order. The start keeps every claim that costs nothing to keep, each member passing
-    what it keeps beyond its lower band on to the sink. One compiled pass: a few dozen array calls cost more than
-    the solve on groups of hundreds of members."""
+    """Builds `impl/flow.py`'s banded network for B = max(`bound`, `count_floor`) and solves it (`_solve`'s status),
+    filling `keep` and `new` per pair, with `rack_costs` on mismatched pairs. Arcs: a retained arc per pair
+    with claims, a new arc per pair, an arc per member to the sink, in that order. The start keeps every claim that
+    costs nothing to keep, each member passing what it keeps beyond its lower band on to the sink. One compiled
+    pass: a few dozen array calls cost more than the solve on groups of hundreds of members."""
     n_topics, n_pairs = len(sizes), len(pair_topic)
-    total = 0
-    for t in range(n_topics):
-        total += sizes[t]
     reach = np.zeros(n_members, dtype=np.int64)
-    subscribers = np.zeros(n_topics, dtype=np.int64)
     for i in range(n_pairs):
         reach[pair_member[i]] += sizes[pair_topic[i]]
-        subscribers[pair_topic[i]] += 1
-    takers = 0
-    for m in range(n_members):
-        takers += reach[m] > 0
-    b = max(bound, -(-total // max(takers, 1)))
-    for t in range(n_topics):
-        b = max(b, -(-sizes[t] // max(subscribers[t], 1)))
+    b = max(bound, count_floor(sizes, pair_topic, reach))
     lo, hi = np.minimum(reach, b - 1), np.minimum(reach, b)
-    rack_cost = np.zeros(n_pairs, dtype=np.int64)
-    for i in range(n_pairs):
-        if pair_mismatch[i]:
-            rack_cost[i] = total + 1
+    rack_cost = rack_costs(sizes, pair_mismatch)
     sink = n_topics + n_members
     owns = 0
     for i in range(n_pairs):

@@ -32,6 +32,7 @@ from .model import (
     partitions_of,
     run_lengths,
     tables_of,
+    topic_sizes,
 )
 from .ownership import valid_claims, valid_owned
 
@@ -98,12 +99,12 @@ def last_call_cache(fn: Callable[..., T]) -> Callable[..., T]:
 
 @last_call_cache
 def layout(problem: Problem) -> Layout:
-    topics = tuple(sorted(problem.topics))
-    sizes = np.array([problem.topics[t] for t in topics], dtype=np.int64)
+    table, sizes = topic_sizes(problem)
+    topics = table.names
     offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64) if len(topics) else sizes
     wanted = set().union(*map(operator.attrgetter("subscription"), problem.members))
     subscribed = np.array([t in wanted for t in topics], dtype=bool)
-    return Layout(topics, {t: k for k, t in enumerate(topics)}, sizes, offsets, int(sizes.sum()), subscribed)
+    return Layout(topics, table.code, sizes, offsets, int(sizes.sum()), subscribed)
 
 
 def _build(problem: Problem, member_ids: Sequence[str], parts_of: Mapping[str, Partitions]) -> Rows:

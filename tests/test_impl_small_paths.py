@@ -123,7 +123,7 @@ def test_banded_flow_is_a_least_cost_flow_in_the_bands(net, at_floor):
     sizes, pair_node, pair_member, owned, members, mismatch, _ = net
     sizes, pair_node, pair_member, owned = (np.array(x, dtype=np.int64) for x in (sizes, pair_node, pair_member, owned))
     reach = np.bincount(pair_member, weights=sizes[pair_node], minlength=members).astype(np.int64)
-    bound = flow._count_floor(sizes, pair_node, reach) if at_floor else flow._min_max_count(sizes, pair_node,
+    bound = flow.count_floor(sizes, pair_node, reach) if at_floor else flow._min_max_count(sizes, pair_node,
                                                                                               pair_member, reach)
     rack_cost = flow.rack_costs(sizes, np.array(mismatch, dtype=bool))
     got = flow._banded(sizes, pair_node, pair_member, owned, np.array(mismatch, dtype=bool), members, bound)
