@@ -31,9 +31,10 @@ _INF = np.int64(1 << 62)
 SOLVED, INFEASIBLE, STUCK = 0, 1, 2
 
 
-def compiled(signature: str | None = None) -> Callable[[Callable[..., Any]], Any]:
-    """numba's `njit`, its machine code cached on disk; compiled in memory only where no cache directory is
-    writable (a read-only install and no writable home), where numba would raise instead."""
+def compiled(signature: Any = None) -> Callable[[Callable[..., Any]], Any]:
+    """numba's `njit` (`signature`: a string, or built of `numba.types`), its machine code cached on disk; compiled in
+    memory only where no cache directory is writable (a read-only install and no writable home), where numba would
+    raise instead."""
     def compile_(fn: Callable[..., Any]) -> Any:
         try:
             return njit(signature, cache=True)(fn)

@@ -12,16 +12,17 @@ index) order, so "a pair's lowest claims" and "a node's free partitions in index
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import attrgetter
 
 import numpy as np
 
 from assigncheck.spec.model import Problem, TopicTable, topic_sizes
-from assigncheck.spec.ownership import valid_claims
+from assigncheck.spec.ownership import claim_runs
 from assigncheck.spec.partition_rows import layout
 from assigncheck.spec.racks import member_rack, rack_aware, rack_layout
-from assigncheck.spec.subscriptions import subscription_codes
+from assigncheck.spec.subscriptions import SubscriptionCodes, subscription_codes
 
-from .sticky_kernel import pair_rows
+from .sticky_kernel import pair_rows, valid_claims
 
 
 @dataclass(frozen=True)
@@ -74,9 +75,7 @@ def pair_table(problem: Problem) -> PairTable:
         member_class = subs.member_sub[order]
     position = np.empty(len(problem.members), dtype=np.int64)
     position[order] = np.arange(len(problem.members))
-    v = valid_claims(problem)  # rows by (problem position, topic code, index); all of subscribed topics
-    claim_topic = remap[v.topic]  # valid claims code the metadata's topics in name order too
-    claim_gid = offsets[claim_topic] + v.index.astype(np.int64)
+    claim_member, claim_topic, claim_gid = _valid_claims(problem, subs, remap, offsets)
     node_first, node_count = np.arange(len(sizes), dtype=np.int64), np.ones(len(sizes), dtype=np.int64)
     gid_node, node_size, claim_node = None, sizes, claim_topic
     if aware:  # one node per (topic, rack set) present, by (topic, set id)
@@ -92,10 +91,29 @@ def pair_table(problem: Problem) -> PairTable:
         claim_node = gid_node[claim_gid]
     pair_node, pair_member, pair_owned, claim_pair, claim_gid = pair_rows(
         subs.member_sub[order], np.cumsum(sub_len) - sub_len, sub_len, remap[subs.codes], node_first, node_count,
-        claim_node, position[v.member], claim_gid)
+        claim_node, position[claim_member], claim_gid)
     pair_mismatch = np.zeros(len(pair_node), dtype=bool)
     if aware:
         rack = racks.member_rack[np.array(order, dtype=np.int64)][pair_member] if len(pair_member) else pair_member
         pair_mismatch = (rack >= 0) & ~racks.match[node_set[pair_node], np.maximum(rack, 0)]
     return PairTable(list(map(ids.__getitem__, order)), table, offsets, node_size, gid_node, pair_node, pair_member,
                      pair_owned, pair_mismatch, claim_pair, claim_gid, member_class)
+
+
+_GENERATION = attrgetter("generation")
+_NONE = np.zeros(0, dtype=np.int64)
+
+
+def _valid_claims(problem: Problem, subs: SubscriptionCodes, remap: np.ndarray, offsets: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(member position, topic code in the table, global id) per valid claim, by global id: the compiled pass
+    `sticky_kernel.valid_claims` over the raw claims as `spec.ownership.claim_runs` gathers them."""
+    runs = claim_runs(problem)
+    if runs is None:
+        return _NONE, _NONE, _NONE
+    members = problem.members
+    return valid_claims(runs.codes, runs.bounds, runs.indices, runs.runs_of,
+                        np.asarray(runs.position, dtype=np.int64), runs.base, runs.topic_of,
+                        np.append(topic_sizes(problem)[1], 0), np.append(remap, -1), offsets, subs.member_sub,
+                        subs.sub, subs.codes,
+                        np.fromiter(map(_GENERATION, members), dtype=np.int64, count=len(members)))

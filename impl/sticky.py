@@ -28,6 +28,8 @@ and otherwise case 2 applies.
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 import numpy as np
 
 from assigncheck.spec.model import AnyProblem, Assignment, Problem
@@ -46,6 +48,7 @@ from .sticky_small import assign_small
 
 _CONSTRAINED = ConstrainedStickyAssignor()
 _NO_NODES = np.zeros(0, dtype=np.int64)  # `deal`'s gid_node when the nodes are the topics
+_OWNED, _COUNT, _IS_SORTED = attrgetter("owned"), attrgetter("count"), attrgetter("is_sorted")
 
 
 def _settled(problem: Problem, pairs: PairTable) -> Assignment | None:
@@ -57,6 +60,10 @@ def _settled(problem: Problem, pairs: PairTable) -> Assignment | None:
     if not optimally_balanced(counts, pairs.pair_topic, pairs.pair_member, pairs.pair_owned > 0,
                               len(pairs.node_size)):
         return None
+    claimed = list(map(_OWNED, problem.members))
+    if sum(map(_COUNT, claimed)) == pairs.partitions and all(map(_IS_SORTED, claimed)):
+        # every raw claim valid (valid claims are distinct raw ones): the claimed sets, no copy (the fixpoint)
+        return Assignment.of_sets(dict(zip(problem.member_ids, claimed)))
     return Assignment.of_sets(valid_owned(problem))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import compress
 from operator import attrgetter
+from typing import NamedTuple
 
 import numpy as np
 
@@ -35,10 +36,27 @@ _OWNED, _COUNT, _SUBSCRIPTION = attrgetter("owned"), attrgetter("count"), attrge
 _IS_SORTED = attrgetter("is_sorted")
 
 
-def _existing_claims(problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """A few list comprehensions over the members gather their arrays: a group of thousands pays a few
-    attribute reads per member, no more."""
-    table, known_sizes = topic_sizes(problem)
+class ClaimRuns(NamedTuple):
+    """The members' raw claims as `gather` reads them: the claiming members' positions and claim counts, each
+    claimed set's topic runs (`codes`, set-relative `bounds`, `indices`, `runs_of` per set) and, per run code, its
+    topic's code in `table` (every topic of the metadata by name; `len(table.names)` for a topic absent from it):
+    `topic_of[base[s] + code]` for set s."""
+
+    table: TopicTable
+    position: Sequence[int]
+    count_of: list[int]
+    codes: np.ndarray
+    bounds: np.ndarray
+    indices: np.ndarray
+    runs_of: np.ndarray
+    base: np.ndarray
+    topic_of: np.ndarray
+
+
+def claim_runs(problem: Problem) -> ClaimRuns | None:
+    """The raw claims' runs (`ClaimRuns`), None when nobody claims anything. A few list comprehensions over the
+    members gather their arrays: a group of thousands pays a few attribute reads per member, no more."""
+    table = topic_sizes(problem)[0]
     unknown = len(table.names)  # one extra code for topics absent from the metadata
     members = problem.members
     sets = list(map(_OWNED, members))
@@ -48,22 +66,30 @@ def _existing_claims(problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarr
     else:
         position = list(compress(range(len(members)), count_of))
         if not position:
-            empty = read_only(np.zeros(0, dtype=np.int64), np.int64)
-            return empty, empty, empty, read_only(np.zeros(0, dtype=bool), bool)
+            return None
         sets, count_of = list(compress(sets, count_of)), list(filter(None, count_of))
     tables, base = tables_of(sets)
-    remaps = [np.array([table.code.get(n, unknown) for n in t.names], dtype=np.int64) for t in tables]
-    remap = np.concatenate(remaps)
+    topic_of = np.concatenate([np.array([table.code.get(n, unknown) for n in t.names], dtype=np.int64)
+                               for t in tables])
+    return ClaimRuns(table, position, count_of, *gather(sets), base, topic_of)
+
+
+def _existing_claims(problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    runs = claim_runs(problem)
+    if runs is None:
+        empty = read_only(np.zeros(0, dtype=np.int64), np.int64)
+        return empty, empty, empty, read_only(np.zeros(0, dtype=bool), bool)
+    table, position, count_of, codes, bounds, indices, runs_of, base, topic_of = runs
+    known_sizes = topic_sizes(problem)[1]
     # One row per claim: its member, its topic (global code) and its index.
-    codes, bounds, indices, runs_of = gather(sets)
-    runs = run_lengths(bounds, runs_of)
-    run_topic = remap[codes + np.repeat(base, runs_of)]
-    topic = np.repeat(run_topic, runs)
+    lengths = run_lengths(bounds, runs_of)
+    run_topic = topic_of[codes + np.repeat(base, runs_of)]
+    topic = np.repeat(run_topic, lengths)
     who = np.repeat(np.array(position, dtype=np.int64), count_of)
     index = indices.astype(np.int64)
     sizes = np.append(known_sizes, 0)
     run_member = np.repeat(np.array(position, dtype=np.int64), runs_of)
-    subscribed = np.repeat(_subscribed_runs(problem, table, run_member, run_topic), runs)
+    subscribed = np.repeat(_subscribed_runs(problem, table, run_member, run_topic), lengths)
     ok = (index >= 0) & (index < sizes[topic])  # rule 1
     offsets = np.concatenate(([0], np.cumsum(sizes)))
     return (read_only(who[ok], np.int64), read_only(offsets[topic[ok]] + index[ok], np.int64),

@@ -17,6 +17,7 @@ from assigncheck.impl.constrained4 import FourPhaseConstrainedAssignor
 from assigncheck.impl.pairs import pair_table
 from assigncheck.impl.sticky import assign_general_sticky
 from assigncheck.spec.model import iter_pairs, partitions_of
+from assigncheck.spec.ownership import valid_claims
 from assigncheck.spec.rounds import next_round
 from assigncheck.spec.strategies import problems, sticky_rounds
 from benchmarks.ortools_flow import ortools_banded
@@ -80,6 +81,20 @@ def test_compiled_pair_rows_make_the_small_pair_table(problem):
     assert (pairs.pair_topic.tolist(), pairs.pair_member.tolist()) == (small.pair_node, small.pair_member)
     assert (pairs.pair_owned.tolist(), pairs.pair_mismatch.tolist()) == (small.pair_owned, small.pair_mismatch)
     assert (pairs.claim_pair.tolist(), pairs.claim_gid.tolist()) == (small.claim_pair, small.claim_gid)
+
+
+@settings(max_examples=300, deadline=None)
+@given(any_problem)
+def test_compiled_valid_claims_are_the_checkers(problem):
+    """The general path's own reading of valid ownership (`impl/sticky_kernel.py` `valid_claims`, in the pair table)
+    against the checker's (`spec.ownership.valid_claims`), on junk claims, stale and tied generations, racks."""
+    pairs, v = pair_table(problem), valid_claims(problem)
+    names, offsets = pairs.table.names, pairs.offsets.tolist()
+    topic = np.searchsorted(pairs.offsets, pairs.claim_gid, side="right") - 1
+    ours = {(pairs.member_ids[pairs.pair_member[p]], names[t], g - offsets[t])
+            for p, t, g in zip(pairs.claim_pair.tolist(), topic.tolist(), pairs.claim_gid.tolist())}
+    theirs = [(problem.members[m].member_id, v.table.names[t], i) for m, t, i in v.rows()]
+    assert len(ours) == len(pairs.claim_gid) and ours == set(theirs) and len(theirs) == len(ours)
 
 
 @st.composite
