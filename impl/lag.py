@@ -56,62 +56,56 @@ def deal_topic(lags: np.ndarray, n_members: int) -> np.ndarray:
             owner[chunk] = takers
             totals[takers] += lags[chunk]
         return owner
-    if n_members == 1:  # one subscriber: every lap is that one
-        owner[:] = 0
-        return owner
-    lag_list, order_list = lags.tolist(), order.tolist()
-    totals_list = [0] * n_members
-    members, by_total = range(n_members), totals_list.__getitem__
-    for start in range(0, n, n_members):
-        # A stable sort of the ids by lag total: ties stay in id order.
-        for p, m in zip(order_list[start: start + n_members], sorted(members, key=by_total)):
-            owner[p] = m
-            totals_list[m] += lag_list[p]
+    owner[order] = laps(lags[order].tolist(), n_members)
     return owner
 
 
-def _assign_small(problem: Problem) -> Assignment:
-    """`assign_lag` in plain Python for small problems (the same laps)."""
-    members = sorted(problem.members, key=attrgetter("member_id"))
-    table = TopicTable(t for t in problem.subscribed_topics() if problem.topics[t])
-    member_row: list[int] = []
-    topic_row: list[int] = []
-    index_row: list[int] = []
-    for code, topic in enumerate(table.names):
-        subscribers = [k for k, m in enumerate(members) if topic in m.subscription]
-        lags = _topic_lags(problem, topic).tolist()
-        order = sorted(range(len(lags)), key=lambda i: -lags[i])  # stable: lower index first on ties
-        totals = [0] * len(subscribers)
-        ids, by_total = range(len(subscribers)), totals.__getitem__
-        for start in range(0, len(order), len(subscribers)):
-            for p, m in zip(order[start: start + len(subscribers)], sorted(ids, key=by_total)):  # ties: id order
-                member_row.append(subscribers[m])
-                index_row.append(p)
-                totals[m] += lags[p]
-        topic_row += [code] * len(lags)
-    return Assignment.from_rows([m.member_id for m in members], member_row, table, topic_row, index_row)
+def laps(lags: list[int], n_members: int) -> list[int]:
+    """The receiver of each partition, given the partitions' lags in deal order: lap by lap, the next `n_members`
+    partitions go to the members sorted by their lag total so far, ties in member order (Python ints: exact)."""
+    if n_members == 1:  # one subscriber: every lap is that one
+        return [0] * len(lags)
+    totals = [0] * n_members
+    members, by_total = range(n_members), totals.__getitem__
+    receivers: list[int] = []
+    for start in range(0, len(lags), n_members):
+        chunk = lags[start: start + n_members]
+        ranked = sorted(members, key=by_total)[: len(chunk)]  # stable: ties stay in member order
+        receivers += ranked
+        for m, lag in zip(ranked, chunk):
+            totals[m] += lag
+    return receivers
 
 
 def assign_lag(problem: Problem) -> Assignment:
-    if is_small(problem):
-        return _assign_small(problem)
+    """Rows (member, topic, index) topic by topic, made into the output once: lists for small problems (numpy's
+    per-call cost dominates there), arrays otherwise."""
     members = sorted(problem.members, key=attrgetter("member_id"))
-    result: dict[str, dict[str, np.ndarray]] = {m.member_id: {} for m in members}
-    subscribers_of: dict[str, list[str]] = {}
-    for m in members:  # one pass over subscriptions, so each topic's subscribers come out in id order
+    table = TopicTable(t for t in problem.subscribed_topics() if problem.topics[t])
+    small = is_small(problem)
+    member_rows: list = []  # ints (small) or one array per topic
+    topic_rows: list = []
+    index_rows: list = []
+    subscribers_of: dict[str, list[int]] = {}
+    for k, m in enumerate(members):  # one pass over subscriptions: each topic's subscribers come out in id order
         for topic in m.subscription:
-            subscribers_of.setdefault(topic, []).append(m.member_id)
-    for topic in problem.subscribed_topics():
+            subscribers_of.setdefault(topic, []).append(k)
+    for code, topic in enumerate(table.names):
         subscribers = subscribers_of[topic]
-        if not problem.topics[topic]:
-            continue
-        owner = deal_topic(_topic_lags(problem, topic), len(subscribers))
-        by_owner = np.argsort(owner, kind="stable")  # partitions grouped by receiver, ascending index
-        bounds = np.searchsorted(owner[by_owner], np.arange(len(subscribers) + 1))
-        for i, member_id in enumerate(subscribers):
-            if bounds[i + 1] > bounds[i]:
-                result[member_id][topic] = by_owner[bounds[i]: bounds[i + 1]]  # Assignment sorts and freezes
-    return Assignment(result)
+        lags = _topic_lags(problem, topic)
+        if small:
+            lag_list = lags.tolist()
+            order = sorted(range(len(lag_list)), key=lambda i: -lag_list[i])  # stable: lower index first on ties
+            member_rows += [subscribers[m] for m in laps([lag_list[i] for i in order], len(subscribers))]
+            index_rows += order
+            topic_rows += [code] * len(order)
+        else:
+            member_rows.append(np.array(subscribers, dtype=np.int64)[deal_topic(lags, len(subscribers))])
+            index_rows.append(np.arange(len(lags), dtype=np.int64))
+            topic_rows.append(np.full(len(lags), code, dtype=np.int64))
+    if not small and member_rows:
+        member_rows, topic_rows, index_rows = (np.concatenate(r) for r in (member_rows, topic_rows, index_rows))
+    return Assignment.from_rows([m.member_id for m in members], member_rows, table, topic_rows, index_rows)
 
 
 class LagAssignor:
