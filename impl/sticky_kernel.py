@@ -1,8 +1,8 @@
-"""The general sticky assignor's passes over rows, compiled with numba: the pair table's rows (`impl/pairs.py`), the
-deal of the flow's counts and the output grouped by member (`impl/sticky.py`). Each is a counting sort or a walk
-over rows in one pass; in numpy they took about 55 numpy calls and the arithmetic between them, more than the flow's
-solve on groups of a few hundred members. Imported by the fuzzer before atheris instruments `assigncheck.impl`, like
-`impl/min_cost_flow.py`.
+"""The general sticky assignor's passes over rows, compiled with numba: valid ownership and the pair table's rows
+(`impl/pairs.py`), the deal of the flow's counts and the output grouped by member (`impl/sticky.py`). Each is a
+counting sort or a walk over rows in one pass; in numpy they took about 90 numpy calls and the arithmetic between
+them, more than the flow's solve on groups of a few hundred members. Imported by the fuzzer before atheris
+instruments `assigncheck.impl`, like `impl/min_cost_flow.py`.
 """
 
 from __future__ import annotations
