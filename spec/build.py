@@ -220,14 +220,19 @@ def partition_racks(choose: Chooser, topics: dict[str, int]) -> dict[str, tuple[
 
 
 def lag_info(choose: Chooser, topics: dict[str, int], max_offset: int = 100) -> LagInfo:
-    """Offsets per partition: begin <= end, committed absent or anywhere (below begin, inside, past end)."""
+    """Offsets per partition: begin <= end, committed absent (3 times in 10) or anywhere (below begin, inside, past
+    end). Each partition's three offsets are the digits of one number drawn: a draw costs the same whatever its
+    range, a lag problem has a partition per few dozen other draws, and 0 still means the simplest offsets (begin
+    0, end = begin, no commit)."""
+    digit = max_offset + 1
+    committed_values = 2 * max_offset + 21  # 0 .. 2 * max_offset + 20
+    absent = committed_values * 3 // 7  # the lowest third digits: no commit
     offsets = {}
     for t, n in topics.items():
-        begin = [choose.integer(0, max_offset) for _ in range(n)]
-        end = [b + choose.integer(0, max_offset) for b in begin]
-        committed = [-1 if choose.coin(0.3) else choose.integer(0, 2 * max_offset + 20) for _ in range(n)]
-        offsets[t] = TopicOffsets(np.array(begin, dtype=np.int64), np.array(end, dtype=np.int64),
-                                  np.array(committed, dtype=np.int64))
+        drawn = np.array([choose.integer(0, digit * digit * (absent + committed_values) - 1) for _ in range(n)],
+                         dtype=np.int64)
+        begin, span, third = drawn % digit, drawn // digit % digit, drawn // (digit * digit)
+        offsets[t] = TopicOffsets(begin, begin + span, np.where(third < absent, -1, third - absent))
     return LagInfo(offsets, choose.pick(("latest", "earliest")))
 
 
