@@ -221,9 +221,9 @@ def partition_racks(choose: Chooser, topics: dict[str, int]) -> dict[str, tuple[
 
 def lag_info(choose: Chooser, topics: dict[str, int], max_offset: int = 100) -> LagInfo:
     """Offsets per partition: begin <= end, committed absent (3 times in 10) or anywhere (below begin, inside, past
-    end). Each partition's three offsets are the digits of one number drawn: a draw costs the same whatever its
-    range, a lag problem has a partition per few dozen other draws, and 0 still means the simplest offsets (begin
-    0, end = begin, no commit)."""
+    end). Each partition's three offsets are the digits of one drawn number: a draw costs the same whatever its
+    range, and draws per partition were most of a lag problem's draws. 0 still means the simplest offsets (begin 0,
+    end = begin, no commit)."""
     digit = max_offset + 1
     committed_values = 2 * max_offset + 21  # 0 .. 2 * max_offset + 20
     absent = committed_values * 3 // 7  # the lowest third digits: no commit
