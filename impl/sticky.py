@@ -28,12 +28,10 @@ and otherwise case 2 applies.
 
 from __future__ import annotations
 
-from operator import attrgetter
-
 import numpy as np
 
 from assigncheck.spec.model import AnyProblem, Assignment, Problem
-from assigncheck.spec.ownership import valid_owned
+from assigncheck.spec.ownership import claimed_when_all_valid, valid_owned
 from assigncheck.spec.promises import Promises
 from assigncheck.spec.racks import rack_aware
 from assigncheck.spec.small_views import is_small
@@ -48,7 +46,6 @@ from .sticky_small import assign_small
 
 _CONSTRAINED = ConstrainedStickyAssignor()
 _NO_NODES = np.zeros(0, dtype=np.int64)  # `deal`'s gid_node when the nodes are the topics
-_OWNED, _COUNT, _IS_SORTED = attrgetter("owned"), attrgetter("count"), attrgetter("is_sorted")
 
 
 def _settled(problem: Problem, pairs: PairTable) -> Assignment | None:
@@ -60,9 +57,8 @@ def _settled(problem: Problem, pairs: PairTable) -> Assignment | None:
     if not optimally_balanced(counts, pairs.pair_topic, pairs.pair_member, pairs.pair_owned > 0,
                               len(pairs.node_size)):
         return None
-    claimed = list(map(_OWNED, problem.members))
-    if sum(map(_COUNT, claimed)) == pairs.partitions and all(map(_IS_SORTED, claimed)):
-        # every raw claim valid (valid claims are distinct raw ones): the claimed sets, no copy (the fixpoint)
+    claimed = claimed_when_all_valid(problem, pairs.partitions)  # the pair table's own count of valid claims
+    if claimed is not None:
         return Assignment.of_sets(dict(zip(problem.member_ids, claimed)))
     return Assignment.of_sets(valid_owned(problem))
 

@@ -238,14 +238,22 @@ def _valid_claims_vectorized(problem: Problem) -> ValidClaims:
                        read_only((gid - offsets[code]).astype(np.int32)))
 
 
-def _valid_sets(problem: Problem) -> list[PartitionSet]:
+def claimed_when_all_valid(problem: Problem, valid: int) -> list[PartitionSet] | None:
+    """The members' claimed sets (problem order) when they are the valid ownership: every set sorted and `valid`, the
+    number of valid claims, equal to the raw claims' (valid claims are distinct, existing, subscribed raw claims).
+    Returning the very objects lets a rebalance that keeps everything (the fixpoint; a round in which nobody
+    joined, left or re-subscribed) hand them back as its output, with no copy. None otherwise."""
     claimed = list(map(_OWNED, problem.members))
-    if all(map(_IS_SORTED, claimed)) and all_claims_valid(problem):
-        # Every claim valid: each member's claimed set is its valid ownership. Returning the very objects lets a
-        # rebalance that keeps everything (the fixpoint; a round in which nobody joined, left or re-subscribed)
-        # hand them back as its output, with no copy.
+    if all(map(_IS_SORTED, claimed)) and valid == sum(map(_COUNT, claimed)):
         return claimed
+    return None
+
+
+def _valid_sets(problem: Problem) -> list[PartitionSet]:
     v = valid_claims(problem)
+    claimed = claimed_when_all_valid(problem, len(v))
+    if claimed is not None:
+        return claimed
     if len(v) <= SMALL_ROWS:
         rows = v.rows()
         return sets_by_member(len(problem.members), [r[0] for r in rows], v.table, [r[1] for r in rows],
