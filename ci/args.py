@@ -92,6 +92,16 @@ def promises(text: str) -> str:
     return text
 
 
+def maven(text: str) -> tuple[str, ...]:
+    """`--maven`: group:artifact:version coordinates, comma-separated."""
+    from assigncheck.impl.targets.maven import parse
+
+    try:
+        return parse(text)
+    except InputError as e:
+        raise InputError("", e.message) from None
+
+
 def spark_master(text: str) -> str:
     """A Spark master URL, checked before a JVM is started for it."""
     if not _SPARK_MASTER.fullmatch(text):

@@ -28,8 +28,9 @@ from typing import Any
 from assigncheck.ci.context import Context, stop_if_interrupted
 from assigncheck.ci.results import Finding
 from assigncheck.spec.check import hang_limit
+from assigncheck.spec.groups import coordinator_form
 from assigncheck.spec.json_format import load_problem, problem_to_json
-from assigncheck.spec.model import AnyProblem
+from assigncheck.spec.model import AnyProblem, Problem
 from assigncheck.spec.promises import Assignor
 from assigncheck.spec.reproducer import Record, record_of, save
 from assigncheck.spec.signature import keeps_its_shape, raw_key, signature, signature_id, telling, unreachable
@@ -121,6 +122,8 @@ def settle(stage: str, target: Assignor, candidates: Sequence[Candidate], ctx: C
     findings: list[Finding] = []
     seen: set[str] = set()
     for cand in candidates:
+        if isinstance(cand.problem, Problem):  # minimized and written as the target meets it
+            cand = replace(cand, problem=coordinator_form(cand.problem, target.promises.group_type))
         keeps = keeps_its_shape(cand.problem, target.promises)
 
         def still_fails(p: AnyProblem, cand: Candidate = cand, keeps: Callable[[AnyProblem], bool] = keeps) -> bool:

@@ -29,14 +29,17 @@ def add_target_options(parser: argparse.ArgumentParser, *, required: bool = Fals
 def add_java_options(parser: argparse.ArgumentParser) -> None:
     """`--classpath` and `--config`, for commands that take a `java:` target."""
     parser.add_argument("--classpath", metavar="JARS", default=None,
-                        help=f"java: targets: jars and directories, separated by {os.pathsep!r} (default: the "
-                             "kafka-clients jar of the [java] extra)")
+                        help=f"java: targets: jars and directories, separated by {os.pathsep!r} (default: Kafka's "
+                             "pinned jars from Maven Central for Kafka's own classes)")
+    parser.add_argument("--maven", metavar="G:A:V[,G:A:V...]", default=None, type=checks.maven,
+                        help="java: targets: artifacts resolved by your mvn (with their dependencies) and added to "
+                             "the classpath, e.g. org.apache.kafka:kafka-group-coordinator:4.0.0")
     parser.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
                         help="java: targets: an assignor configuration entry (repeatable)")
 
 
 def refs_from_args(specs: str | Sequence[str] | None, promises: str | None, classpath: str | None = None,
-                   config: Sequence[str] = ()) -> list[TargetRef]:
+                   config: Sequence[str] = (), maven: Sequence[str] | None = None) -> list[TargetRef]:
     """One reference per distinct `--target` (in order), with the declared promises and Java options."""
     specs = [specs] if isinstance(specs, str) else list(specs or [])
     if promises is not None and not specs:
@@ -49,7 +52,7 @@ def refs_from_args(specs: str | Sequence[str] | None, promises: str | None, clas
             raise InputError("--config", f"must be KEY=VALUE, got {item!r}")
         entries.append((key.strip(), value))
     jars = tuple(p for p in (classpath or "").split(os.pathsep) if p)
-    refs = [TargetRef(s, declared, jars, tuple(sorted(entries))) for s in dict.fromkeys(specs)]
+    refs = [TargetRef(s, declared, jars, tuple(sorted(entries)), tuple(maven or ())) for s in dict.fromkeys(specs)]
     return refs
 
 
@@ -64,5 +67,5 @@ def targets_from_args(args: argparse.Namespace) -> list[Assignor]:
     """The targets a command names, or every built-in assignor when it names none."""
     from assigncheck.impl.registry import get, names
 
-    refs = refs_from_args(args.target, args.promises, args.classpath, args.config)
+    refs = refs_from_args(args.target, args.promises, args.classpath, args.config, args.maven)
     return open_targets(refs) if refs else [get(n) for n in names()]

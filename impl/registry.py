@@ -6,6 +6,7 @@ never imports the min-cost-flow code of `sticky`, and a module under constructio
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from collections.abc import Callable
 from typing import Any
@@ -159,9 +160,19 @@ def load(ref: TargetRef | str) -> Assignor:
     """The target `ref` names, holding the promises it declares (or its own): the one way every stage, every
     worker process and replay load a target, so that all of them check the same promises."""
     ref = TargetRef(ref) if isinstance(ref, str) else ref
-    target = load_target(ref.spec, classpath=ref.classpath, config=ref.config)
+    classpath = ref.classpath
+    if ref.maven:
+        if not ref.spec.startswith("java:"):
+            raise InputError("--maven", f"applies to java: targets only, not {ref.spec!r}")
+        from assigncheck.impl.targets.maven import jars
+
+        classpath += jars(ref.maven)
+    target = load_target(ref.spec, classpath=classpath, config=ref.config)
     declared = ref.declared()
     if declared is not None:
+        own = getattr(target, "promises", None)
+        if isinstance(own, Promises) and declared.group_type == "classic":  # the API's, not a promise to declare
+            declared = dataclasses.replace(declared, group_type=own.group_type)
         return Declared(target, declared, ref)
     if ref.spec not in BUILTINS:  # built-ins are shared instances named by their spec already
         try:

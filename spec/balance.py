@@ -129,4 +129,9 @@ def optimal(problem: Problem, assignment: Assignment) -> list[Violation]:
     return [Violation("balance.optimal", msg, tuple(most))]
 
 
-BALANCE_CHECKS = {"perfect": perfect, "per-topic": per_topic, "local": local, "optimal": optimal}
+def uniform(problem: Problem, assignment: Assignment) -> list[Violation]:
+    """Kafka 4's UniformAssignor: perfect on equal subscriptions (its homogeneous builder), local elsewhere."""
+    return perfect(problem, assignment) if problem.subscriptions_equal() else local(problem, assignment)
+
+
+BALANCE_CHECKS = {"perfect": perfect, "per-topic": per_topic, "local": local, "uniform": uniform, "optimal": optimal}

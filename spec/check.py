@@ -31,6 +31,7 @@ from . import racks
 from . import small_checks as sc
 from . import stickiness as st
 from .errors import InputError, TargetFailure, TargetUnavailable
+from .groups import coordinator_form, share_h4
 from .invariants import CAP, and_more, check_hard, cooperative_withhold
 from .model import Assignment, Client, Member, PartitionSet, Problem, StreamsProblem, partitions_equal
 from .oracle_cache import max_retained as oracle_max_retained
@@ -75,6 +76,10 @@ def oracle_balance(problem: Problem, promises: Promises) -> str | None:
     """The balance the oracle's max_retained is taken under, or None when the oracle does not model it."""
     if promises.balance == "perfect":
         return "perfect" if problem.subscriptions_equal() else "none"
+    if promises.balance == "uniform":  # local balance elsewhere: no oracle models it
+        return "perfect" if problem.subscriptions_equal() else None
+    if problem.group_type == "share":  # several owners per partition: no oracle models them
+        return None
     return promises.balance if promises.balance in ("none", "optimal") else None
 
 
@@ -134,6 +139,8 @@ def check_assignment(
     ob = oracle_balance(problem, promises)
     held = c.withheld(problem, assignment)
     violations = c.check_hard(problem, assignment)
+    if problem.group_type == "share":
+        violations = [v for v in violations if v.invariant != "H4"] + share_h4(problem, assignment)
     enforce = held == 0 and in_domain(problem, promises)
     if use_oracle and ob is not None and held == 0 and not violations:
         c.certify_max_retained(problem, assignment, ob, promises.racks)
@@ -470,8 +477,11 @@ def _with_round(report: Report, k: int) -> list[Violation]:
 
 def protocol_form(problem: Problem | StreamsProblem, promises: Promises) -> Problem | StreamsProblem:
     """The problem as the assignor would meet it in Kafka: a group runs a protocol its leader's assignor
-    supports, so an eager-only assignor sees eager groups and a cooperative-only one cooperative groups."""
+    supports, so an eager-only assignor sees eager groups and a cooperative-only one cooperative groups; a
+    broker-side assignor sees the group as its coordinator holds it (`spec.groups.coordinator_form`)."""
     if isinstance(problem, Problem):
+        if promises.group_type != "classic":
+            return coordinator_form(problem, promises.group_type)
         if problem.protocol == "cooperative" and promises.max_rounds is None:
             return problem.with_protocol("eager")
         if problem.protocol == "eager" and not promises.eager and promises.max_rounds is not None:

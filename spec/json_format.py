@@ -6,13 +6,17 @@ campaign rows. Loaders reject ill-formed input with a `FormatError` naming the f
 
 Consumer problem (`"kind"` may be omitted)::
 
-    {"format": 1, "kind": "consumer", "protocol": "eager",
+    {"format": 1, "kind": "consumer", "group_type": "classic", "protocol": "eager",
      "topics": {"t0": 3},
      "members": [{"id": "c0", "subscription": ["t0"], "owned": {"t0": [0, 1]},
                   "generation": 3, "instance_id": null, "rack": "r1"}],
      "partition_racks": {"t0": [["r1", "r2"], ["r2"], ["r3"]]},            (optional)
      "lag": {"auto_offset_reset": "earliest",                                (optional)
              "offsets": {"t0": {"begin": [0, 0, 0], "end": [9, 5, 0], "committed": [4, null, 0]}}}}
+
+`group_type` (default "classic") is Kafka's: "classic" (the client-side protocol, `protocol` eager or cooperative),
+"consumer" (KIP-848) or "share" (KIP-932); in the last two the broker's coordinator assigns, each member's `owned`
+is its previous target assignment, and `protocol` and `generation` have no meaning (omitted, or eager and -1).
 
 Streams problem::
 
@@ -44,6 +48,7 @@ from .json_input import JSONSyntaxError, decode, file_kind, load_json, parse_jso
 from .limits import MAX_MEMBERS, MAX_PARTITIONS, MAX_TASKS, MAX_TOPICS, check_limit
 from .model import (
     EMPTY,
+    GROUP_TYPES,
     INT32_MAX,
     INT32_MIN,
     SMALL_ROWS,
@@ -322,7 +327,8 @@ def _lag(value: Any, topics: Mapping[str, int], path: str) -> LagInfo:
 
 def _consumer_problem(doc: Mapping[str, Any]) -> Problem:
     _check_keys(
-        doc, "", {"format", "topics", "members"}, {"kind", "protocol", "partition_racks", "lag", "note", "finding"}
+        doc, "", {"format", "topics", "members"},
+        {"kind", "group_type", "protocol", "partition_racks", "lag", "note", "finding"},
     )
     topics = _topics(doc["topics"], "topics")
     member_docs = _sized_list(doc["members"], "members", MAX_MEMBERS)
@@ -333,6 +339,12 @@ def _consumer_problem(doc: Mapping[str, Any]) -> Problem:
     protocol = _str(doc.get("protocol", "eager"), "protocol")
     if protocol not in PROTOCOLS:
         raise FormatError("protocol", f"must be one of {', '.join(PROTOCOLS)}, got {brief(protocol)}")
+    group_type = _str(doc.get("group_type", "classic"), "group_type")
+    if group_type not in GROUP_TYPES:
+        raise FormatError("group_type", f"must be one of {', '.join(GROUP_TYPES)}, got {brief(group_type)}")
+    if group_type != "classic" and protocol != "eager":
+        raise FormatError("protocol", f"a {group_type} group has no rebalance protocol (KIP-848 reconciles after "
+                                      "the assignor runs): omit it")
     racks = doc.get("partition_racks")
     lag = doc.get("lag")
     return Problem(
@@ -341,6 +353,7 @@ def _consumer_problem(doc: Mapping[str, Any]) -> Problem:
         protocol=protocol,  # type: ignore[arg-type]
         partition_racks=None if racks is None else _racks(racks, topics, "partition_racks"),
         lag=None if lag is None else _lag(lag, topics, "lag"),
+        group_type=group_type,  # type: ignore[arg-type]
     )
 
 
@@ -475,7 +488,7 @@ def problem_to_json(problem: AnyProblem) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "format": FORMAT_VERSION,
         "kind": "consumer",
-        "protocol": problem.protocol,
+        **({"protocol": problem.protocol} if problem.group_type == "classic" else {"group_type": problem.group_type}),
         "topics": dict(problem.topics),
         "members": [member_to_json(m) for m in problem.members],
     }

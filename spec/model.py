@@ -23,6 +23,11 @@ import numpy as np
 
 TopicPartition: TypeAlias = tuple[str, int]
 Protocol: TypeAlias = Literal["eager", "cooperative"]
+# Kafka's group types whose partitions an assignor hands out: "classic" (the client-side protocol, eager or
+# cooperative), "consumer" (KIP-848: the broker's group coordinator assigns) and "share" (KIP-932: a partition may
+# have several owners).
+GroupType: TypeAlias = Literal["classic", "consumer", "share"]
+GROUP_TYPES: tuple[str, ...] = ("classic", "consumer", "share")
 T = TypeVar("T")
 
 UNKNOWN_GENERATION = -1
@@ -546,6 +551,9 @@ class Problem:
     # Per topic, per partition: the racks of its replicas (KIP-881). None = no rack information.
     partition_racks: Mapping[str, tuple[frozenset[str], ...]] | None = None
     lag: LagInfo | None = None
+    # A KIP-848 or KIP-932 group's members claim their previous target assignment; the protocol is then "eager":
+    # the coordinator revokes during reconciliation, after the assignor ran.
+    group_type: GroupType = "classic"
     # Derived data computed once per problem (valid ownership: an assignor and the checks of its output
     # all need it); immutable values only, since every reader shares them.
     _derived: dict[str, object] = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -599,7 +607,7 @@ class Problem:
         """A new problem with these fields changed (no derived data carried over). Built directly: the checks
         make several per problem, and `dataclasses.replace` reads the fields' metadata every time."""
         fields = {"topics": self.topics, "members": self.members, "protocol": self.protocol,
-                  "partition_racks": self.partition_racks, "lag": self.lag}
+                  "partition_racks": self.partition_racks, "lag": self.lag, "group_type": self.group_type}
         unknown = set(changes) - set(fields)
         if unknown:
             raise TypeError(f"Problem has no field {', '.join(sorted(unknown))}")

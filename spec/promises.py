@@ -6,11 +6,11 @@ from dataclasses import dataclass, fields
 from typing import Literal, Protocol, TypeAlias, runtime_checkable
 
 from .errors import InputError
-from .model import AnyProblem, Assignment
+from .model import GROUP_TYPES, AnyProblem, Assignment, GroupType
 
-Balance: TypeAlias = Literal["none", "per-topic", "local", "perfect", "optimal"]
+Balance: TypeAlias = Literal["none", "per-topic", "local", "perfect", "uniform", "optimal"]
 Stickiness: TypeAlias = Literal["none", "max_retained"]
-BALANCES: tuple[str, ...] = ("none", "per-topic", "local", "perfect", "optimal")
+BALANCES: tuple[str, ...] = ("none", "per-topic", "local", "perfect", "uniform", "optimal")
 STICKINESS: tuple[str, ...] = ("none", "max_retained")
 CLAIMS: tuple[str, ...] = ("any", "real")
 _FLAGS = ("fixpoint", "per_topic_spread", "racks", "equal_subscriptions_only", "order_independent", "eager")
@@ -21,7 +21,8 @@ class Promises:
     """The promises an assignor declares; the checker enforces exactly these (plus H1-H8, always).
 
     - balance: "perfect" is enforced on problems whose subscriptions are all equal (elsewhere it may
-      be unreachable); "optimal" means the minimum sum of squared member counts.
+      be unreachable); "uniform" is perfect there and local elsewhere (Kafka 4's UniformAssignor);
+      "optimal" means the minimum sum of squared member counts.
     - stickiness "max_retained": retained == max_retained under the balance promise.
     - fixpoint: feeding the output back (next generation) reproduces it.
     - per_topic_spread: KAFKA-16277 (see `spec.stickiness.per_topic_spread_violations`).
@@ -37,6 +38,8 @@ class Promises:
     - claims: "any" (every well-formed problem, SPEC.md §1) or "real": the assignor assumes each member's
       claims are what a previous assignment gave it (no repeats, no negative indices); problems with other
       claims are still run, and their findings reported apart as unreachable for it (`spec.signature`).
+    - group_type: the group type the assignor serves (`spec.groups`): "classic" (a client-side assignor),
+      "consumer" (KIP-848) or "share" (KIP-932): a broker-side one meets every problem as its coordinator holds it.
     """
 
     balance: Balance = "none"
@@ -50,6 +53,7 @@ class Promises:
     max_rounds: int | None = None
     eager: bool = True
     claims: Literal["any", "real"] = "any"
+    group_type: GroupType = "classic"
 
     @classmethod
     def parse(cls, text: str) -> Promises:
@@ -76,6 +80,8 @@ class Promises:
                 raise InputError("--promises", f"balance must be one of {', '.join(BALANCES)}, got {value!r}")
             elif key == "stickiness" and value not in STICKINESS:
                 raise InputError("--promises", f"stickiness must be one of {', '.join(STICKINESS)}")
+            elif key == "group_type" and value not in GROUP_TYPES:
+                raise InputError("--promises", f"group_type must be one of {', '.join(GROUP_TYPES)}, got {value!r}")
             elif key == "claims" and value not in CLAIMS:
                 raise InputError("--promises", f"claims must be one of {', '.join(CLAIMS)}, got {value!r}")
             elif key == "max_rounds":

@@ -34,12 +34,14 @@ _LEGACY_NOTE = re.compile(r"\b(?:fuzz|campaign|gate) finding; ")
 @dataclass(frozen=True)
 class TargetRef:
     """How any process loads the same target again: the `--target` string, the promises declared on the
-    command line (canonical text; None: the target's own), and a Java target's classpath and `--config`."""
+    command line (canonical text; None: the target's own), and a Java target's classpath, `--maven` coordinates
+    (resolved wherever it is loaded) and `--config`."""
 
     spec: str
     promises: str | None = None
     classpath: tuple[str, ...] = ()
     config: tuple[tuple[str, str], ...] = ()
+    maven: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.promises is not None:  # canonical, so equal refs compare (and hash, and key) equal
@@ -54,6 +56,8 @@ class TargetRef:
             doc["promises"] = self.promises
         if self.classpath:
             doc["classpath"] = list(self.classpath)
+        if self.maven:
+            doc["maven"] = list(self.maven)
         if self.config:
             doc["config"] = dict(self.config)
         return doc
@@ -72,7 +76,7 @@ class TargetRef:
             return cls(doc)
         if not isinstance(doc, dict) or not isinstance(doc.get("spec"), str) or not doc["spec"]:
             raise FormatError(path, "must be a target spec string or an object with a non-empty 'spec'")
-        unknown = set(doc) - {"spec", "promises", "classpath", "config"}
+        unknown = set(doc) - {"spec", "promises", "classpath", "maven", "config"}
         if unknown:
             raise FormatError(f"{path}.{sorted(unknown)[0]}", "is not a known field")
         promises = doc.get("promises")
@@ -81,10 +85,13 @@ class TargetRef:
         classpath = doc.get("classpath", [])
         if not isinstance(classpath, list) or not all(isinstance(c, str) for c in classpath):
             raise FormatError(f"{path}.classpath", "must be a list of strings")
+        maven = doc.get("maven", [])
+        if not isinstance(maven, list) or not all(isinstance(c, str) and c.count(":") == 2 for c in maven):
+            raise FormatError(f"{path}.maven", "must be a list of group:artifact:version strings")
         config = doc.get("config", {})
         if not isinstance(config, dict) or not all(isinstance(v, str) for v in config.values()):
             raise FormatError(f"{path}.config", "must be an object of strings")
-        return cls(doc["spec"], promises, tuple(classpath), tuple(sorted(config.items())))
+        return cls(doc["spec"], promises, tuple(classpath), tuple(sorted(config.items())), tuple(maven))
 
     @classmethod
     def parse(cls, text: str) -> TargetRef:

@@ -19,6 +19,7 @@ import hashlib
 from collections.abc import Callable
 
 from .features import JUNK_KINDS, features
+from .groups import coordinator_form, coordinator_unreal
 from .model import AnyProblem, Problem
 from .promises import Promises
 from .violations import Violation
@@ -70,12 +71,14 @@ def unreachable(problem: AnyProblem, promises: Promises | None = None) -> list[s
     """Why no real group produces `problem` (empty: it is reachable)."""
     if not isinstance(problem, Problem):
         return []
+    if promises is not None:  # judged as the target meets it
+        problem = coordinator_form(problem, promises.group_type)
     found = features(problem)
     reasons = [why for feature, why in UNREACHABLE.items() if feature in found]
     if promises is not None and promises.claims == "real":
         unreal = {**UNREAL_CLAIMS, **(UNREAL_COOPERATIVE_CLAIMS if problem.protocol == "cooperative" else {})}
         reasons += [why for feature, why in unreal.items() if feature in found]
-    return reasons
+    return reasons + coordinator_unreal(problem)
 
 
 def keeps_its_shape(original: AnyProblem, promises: Promises | None) -> Callable[[AnyProblem], bool]:

@@ -235,7 +235,12 @@ def optimal(problem: Problem, assignment: Assignment) -> list[Violation]:
     return [Violation("balance.optimal", msg, tuple(most))]
 
 
-BALANCE_CHECKS = {"perfect": perfect, "per-topic": per_topic, "local": bal.local, "optimal": optimal}
+def uniform(problem: Problem, assignment: Assignment) -> list[Violation]:
+    return perfect(problem, assignment) if problem.subscriptions_equal() else bal.local(problem, assignment)
+
+
+BALANCE_CHECKS = {"perfect": perfect, "per-topic": per_topic, "local": bal.local, "uniform": uniform,
+                  "optimal": optimal}
 
 
 # ---- stickiness -------------------------------------------------------------------------------------------

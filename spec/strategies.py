@@ -28,7 +28,8 @@ from hypothesis.errors import InvalidArgument
 from . import build
 from .build import T, fitting_step_kinds, random_step
 from .features import ABSENT_TOPIC, JUNK_KINDS, RACKS, STREAMS_JUNK_KINDS, features, streams_features
-from .model import Assignment, LagInfo, Problem, StreamsProblem
+from .groups import coordinator_form
+from .model import GROUP_TYPES, Assignment, GroupType, LagInfo, Problem, StreamsProblem
 from .rounds import next_round
 from .scenario import STEP_KINDS, Scenario, Step, apply_step
 
@@ -157,6 +158,7 @@ def problems(
     lag: bool | None = False,
     absent_topics: bool = True,
     co_partitioned: bool = False,
+    group_type: GroupType = "classic",
 ) -> st.SearchStrategy[Problem]:
     """Consumer problems (`min_partitions_per_topic=0` allows empty topics); see `spec.build.Space`.
 
@@ -172,6 +174,8 @@ def problems(
     - absent_topics: subscriptions may name `gone`, a topic missing from the metadata.
     - co_partitioned: every topic has the same partition count (at least two topics when `max_topics`
       allows), the shape KIP-881's rack-aware range assigns partition by partition across topics.
+    - group_type: "consumer" (KIP-848) or "share" (KIP-932): each problem as that group's coordinator holds it
+      (`spec.groups.coordinator_form`: the claims become a previous target assignment).
     """
     _check(0 <= min_members <= max_members, "need 0 <= min_members <= max_members")
     _check(0 <= min_topics <= max_topics, "need 0 <= min_topics <= max_topics")
@@ -185,7 +189,8 @@ def problems(
                         max_partitions_per_topic, equal_subscriptions=equal_subscriptions, claims=claims,
                         generations=generations, racks=racks, static_members=static_members, protocol=protocol,
                         lag=lag, absent_topics=absent_topics, co_partitioned=co_partitioned)
-    return st.composite(lambda draw: build.problem(_Draws(draw), space))()
+    _check(group_type in GROUP_TYPES, f"group_type must be one of {', '.join(GROUP_TYPES)}, got {group_type!r}")
+    return st.composite(lambda draw: coordinator_form(build.problem(_Draws(draw), space), group_type))()
 
 
 # ---- membership changes -----------------------------------------------------------------------------------

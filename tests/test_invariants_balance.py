@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 from assigncheck.spec.balance import BALANCE_CHECKS, local, optimal, per_topic, perfect, spread, sum_squares
 from assigncheck.spec.model import Assignment, Member, Problem
 from assigncheck.spec.oracle import optimal_sum_squares
+from assigncheck.spec.promises import BALANCES
 
 
 def group(topics, subs):
@@ -70,7 +71,8 @@ def test_a_chain_is_locally_balanced_but_not_optimal():
 
 
 def test_every_balance_promise_has_a_check():
-    assert sorted(BALANCE_CHECKS) == ["local", "optimal", "per-topic", "perfect"]
+    assert sorted(BALANCE_CHECKS) == ["local", "optimal", "per-topic", "perfect", "uniform"]
+    assert sorted(BALANCE_CHECKS) == sorted(set(BALANCES) - {"none"})
 
 
 # ---- against literal readings of SPEC.md §4 on random small outputs ----------------------------------------

@@ -1,4 +1,4 @@
-"""`java:CLASS` targets on the real kafka-clients 3.9.1 jar (the `[java]` extra) with the real javac: Kafka's own
+"""`java:CLASS` targets on the real kafka-clients 3.9.1 jar (from Maven Central) with the real javac: Kafka's own
 assignors driven as its consumers drive them, crashes with their Java identity, one-line errors, the build cache."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from assigncheck.impl import registry
-from assigncheck.impl.targets import java_build
+from assigncheck.impl.targets import java_build, maven
 from assigncheck.impl.targets.command import TargetError
 from assigncheck.spec.check import check_assignor
 from assigncheck.spec.generators import generate
@@ -26,11 +26,18 @@ ASSIGNCHECK = [sys.executable, "-m", "assigncheck.ci.cli"]
 
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory):
-    """A build cache of this module's own, so that the tests see javac run (and then not run)."""
+    """A build cache of this module's own, so that the tests see javac run (and then not run); Kafka's jars come
+    from the shared cache `make` filled."""
     path = tmp_path_factory.mktemp("xdg-cache")
+    (path / "assigncheck").mkdir()
+    (path / "assigncheck" / "maven").symlink_to(maven.cache_root(), target_is_directory=True)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("XDG_CACHE_HOME", str(path))
         yield path
+
+
+def kafka_clients() -> tuple[str, ...]:
+    return maven.jars(maven.CLIENTS)
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +62,8 @@ def _cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None)
 
 def test_the_bridge_reports_the_class_and_its_protocols(kafka):
     assert kafka("RangeAssignor").ready == {"class": "org.apache.kafka.clients.consumer.RangeAssignor",
-                                            "name": "range", "protocols": ["EAGER"], "kafka": "3.9.1"}
+                                            "api": "classic", "name": "range", "protocols": ["EAGER"],
+                                            "kafka": "3.9.1"}
     assert kafka("CooperativeStickyAssignor").ready["protocols"] == ["EAGER", "COOPERATIVE"]
     assert kafka("CooperativeStickyAssignor").promises.max_rounds == 2
     assert not kafka("CooperativeStickyAssignor").promises.eager
@@ -141,7 +149,7 @@ def test_what_the_protocol_cannot_carry_is_handed_over_and_said(kafka):
 
 
 def test_the_reference_carries_classpath_and_config_to_other_processes(cache):
-    jars = java_build.bundled_kafka_jars()
+    jars = kafka_clients()
     ref = TargetRef(KAFKA + "RangeAssignor", None, jars, (("some.key", "v"),))
     target = registry.load(ref)
     try:
@@ -191,7 +199,7 @@ def test_no_javac_is_one_line_and_exit_2(tmp_path, problem_file):
 
 def test_assign_prints_kafkas_assignment(cache, problem_file):
     done = _cli("assign", "--target", KAFKA + "RoundRobinAssignor", "--classpath",
-                os.pathsep.join(java_build.bundled_kafka_jars()), str(problem_file))
+                os.pathsep.join(kafka_clients()), str(problem_file))
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"format": 1, "assignment": {"a": {"t": [0, 1, 2]}}}
 
@@ -202,8 +210,15 @@ _BUILD = ("from assigncheck.impl.targets import java_build as b; "
           "print(b.compiled(b.BRIDGE_SOURCES, b.resolve_classpath((), 'org.apache.kafka.X')))")
 
 
+def _with_jars(xdg: Path) -> str:
+    """An empty cache directory but for Kafka's jars (linked to the shared ones)."""
+    (xdg / "assigncheck").mkdir(parents=True)
+    (xdg / "assigncheck" / "maven").symlink_to(maven.cache_root(), target_is_directory=True)
+    return str(xdg)
+
+
 def test_two_processes_building_at_once_share_one_cache_entry(tmp_path):
-    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    env = {**os.environ, "XDG_CACHE_HOME": _with_jars(tmp_path)}
     procs = [subprocess.Popen([sys.executable, "-c", _BUILD], env=env, stdout=subprocess.PIPE, text=True)
              for _ in range(2)]
     outs = [p.communicate(timeout=300)[0].strip() for p in procs]
@@ -215,7 +230,7 @@ def test_two_processes_building_at_once_share_one_cache_entry(tmp_path):
 
 
 def test_the_cache_is_reused_and_keyed_by_the_classpath_content(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CACHE_HOME", _with_jars(tmp_path))
     jars = java_build.resolve_classpath((), "org.apache.kafka.X")
     first = java_build.compiled(java_build.BRIDGE_SOURCES, jars)
     stamp = (first / "AssigncheckBridge.class").stat().st_mtime_ns
@@ -238,7 +253,7 @@ def test_replay_of_a_java_reproducer_in_a_fresh_process(cache, tmp_path):
 
     problem = Problem({"orders": 3}, (Member("a", {"orders"}, {"orders": [3]}, generation=5),
                                       Member("b", {"orders"}, {"orders": [0, 1]}, generation=5)))
-    ref = TargetRef(KAFKA + "StickyAssignor", None, java_build.bundled_kafka_jars(), (("unused.key", "1"),))
+    ref = TargetRef(KAFKA + "StickyAssignor", None, kafka_clients(), (("unused.key", "1"),))
     path = save(problem_to_json(problem), Record(ref, "H7", stage="test"), tmp_path / "r.json", "assignor: sticky")
     done = _cli("replay", str(path), cwd=tmp_path)
     assert done.returncode == 1, done.stdout + done.stderr
@@ -253,7 +268,7 @@ def test_the_pytest_plugin_checks_a_java_target_with_its_classpath(cache, tmp_pa
     from assigncheck.spec.errors import InputError
 
     check = AssignCheck("quick", ["proofs"], tmp_path)
-    result = check.check(KAFKA + "RangeAssignor", classpath=os.pathsep.join(java_build.bundled_kafka_jars()))
+    result = check.check(KAFKA + "RangeAssignor", classpath=os.pathsep.join(kafka_clients()))
     assert result.exit_code == 0
     with pytest.raises(InputError, match="classpath"):
         check.check(registry.get("range"), classpath="x.jar")

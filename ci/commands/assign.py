@@ -32,10 +32,11 @@ def run(args: argparse.Namespace) -> int:
     from assigncheck.spec.check import _Failed, protocol_form, run_assignor
     from assigncheck.spec.errors import InputError
 
-    if args.assignor and (args.classpath or args.config):
-        raise InputError("--classpath" if args.classpath else "--config", "applies to --target java:CLASS only")
+    if args.assignor and (args.classpath or args.config or args.maven):
+        flag = "--classpath" if args.classpath else "--maven" if args.maven else "--config"
+        raise InputError(flag, "applies to --target java:CLASS only")
     assignor = registry.get(args.assignor) if args.assignor is not None else registry.load(
-        refs_from_args(args.target, None, args.classpath, args.config)[0])
+        refs_from_args(args.target, None, args.classpath, args.config, args.maven)[0])
     problem = load_problem(args.problem)
     try:  # the protocol the target speaks, no time budget; a failure is one line, not a traceback
         out = run_assignor(assignor, protocol_form(problem, assignor.promises), budget_s=None)

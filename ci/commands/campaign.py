@@ -79,7 +79,7 @@ def _target_keys(args: argparse.Namespace) -> tuple[str, ...]:
     """The campaign's target references (promises, classpath), each checked to run before any shard starts."""
     from assigncheck.ci.targets import open_targets, refs_from_args
 
-    refs = refs_from_args(args.target, args.promises, args.classpath, args.config)
+    refs = refs_from_args(args.target, args.promises, args.classpath, args.config, args.maven)
     for target in open_targets(refs):
         close = getattr(target, "close", None)
         if close is not None:

@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
             if target not in CODEC_TARGETS:
                 raise InputError("--target", f"unknown codec target {target!r}; known: {', '.join(CODEC_TARGETS)}")
         else:  # a bad target is one line and exit 2, before any job starts
-            (ref,) = refs_from_args(target, args.promises, args.classpath, args.config)
+            (ref,) = refs_from_args(target, args.promises, args.classpath, args.config, args.maven)
             registry.probe(registry.load(ref))
             targets[k] = ref.key()
     found = 0

@@ -100,9 +100,10 @@ def _target_ref(args: argparse.Namespace, record: Any) -> Any:
         ref = TargetRef(args.target, ref.promises)
     if args.promises is not None:
         ref = replace(ref, promises=args.promises)
-    if args.classpath is not None or args.config:
-        (given,) = refs_from_args(ref.spec, ref.promises, args.classpath, args.config)
+    if args.classpath is not None or args.config or args.maven:
+        (given,) = refs_from_args(ref.spec, ref.promises, args.classpath, args.config, args.maven)
         ref = replace(ref, classpath=given.classpath if args.classpath is not None else ref.classpath,
+                      maven=given.maven or ref.maven,
                       config=given.config or ref.config)
     return ref
 

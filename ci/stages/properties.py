@@ -41,7 +41,8 @@ def strategy_for(target: Assignor) -> Any:
     # co-partitioned topics with racks: KIP-881's partition-by-partition path, which independent counts rarely reach
     strategy = one_of(strategy, st.problems(equal_subscriptions=True if promises.equal_subscriptions_only else None,
                                             co_partitioned=True, **{**shapes, "racks": True}))
-    if promises.max_rounds:  # realistic cooperative rounds: a balanced assignment fed back, then a change
+    # realistic rounds: a balanced assignment fed back, then a change (cooperative rounds; a coordinator's target)
+    if promises.max_rounds or promises.group_type != "classic":
         strategy = one_of(strategy, st.sticky_rounds())
     return strategy
 

@@ -1,21 +1,29 @@
-"""`java:CLASS` targets: a Java `ConsumerPartitionAssignor`, unmodified, driven as Kafka's consumers drive it.
+"""`java:CLASS` targets: a Java assignor, unmodified, driven as Kafka drives it.
 
-`--target java:org.apache.kafka.clients.consumer.CooperativeStickyAssignor [--classpath JARS] [--config k=v]`.
-Our bridge (`java_bridge/*.java`, compiled once into a cache by `java_build`) builds each
-member's Subscription with a member-side instance of the class (onAssignment, then subscriptionUserData), sends
-it through Kafka's wire codec, and has a fresh leader instance assign the group; it speaks `cmd:` protocol 2.
-Without `--classpath`, the kafka-clients jar the `[java]` extra installs is used.
+`--target java:CLASS [--classpath JARS] [--maven G:A:V,...] [--config k=v]`. Our bridge (`java_bridge/*.java`,
+compiled once into a cache by `java_build`) finds which of Kafka's assignor APIs the class implements and speaks
+`cmd:` protocol 2:
+- a classic `ConsumerPartitionAssignor` as Kafka's consumers drive it: each member's Subscription built by a
+  member-side instance of the class (onAssignment, then subscriptionUserData), sent through Kafka's wire codec, and
+  a fresh leader instance assigning the group;
+- a KIP-848 `ConsumerGroupPartitionAssignor` or a KIP-932 `ShareGroupPartitionAssignor` as the broker's group
+  coordinator drives it (`AssigncheckGroupBridge.java`): one instance for the target's life, the coordinator's
+  GroupSpec and SubscribedTopicDescriber; its promises then carry that `group_type` (`spec.groups`).
+Without a classpath holding Kafka's API, the pinned jars from Maven Central are used (`maven.py`): the group
+coordinator 4.4.0 for Kafka's own `org.apache.kafka.coordinator` classes, kafka-clients 3.9.1 otherwise.
 
-Kafka versions: the bridge needs the `ConsumerPartitionAssignor` API (kafka-clients 2.4 and later, including
+Kafka versions: the classic bridge needs the `ConsumerPartitionAssignor` API (kafka-clients 2.4 and later, including
 4.x, whose classic consumer still uses it). Subscription's `generationId` (KIP-792) and `rackId` (KIP-881) and
 the wire codec are found by reflection: with a kafka-clients that lacks them, generations reach the assignor
-only through its userData and member racks are not sent, and the answer's `adapted` note says so.
+only through its userData and member racks are not sent, and the answer's `adapted` note says so. The group bridge
+compiles against every kafka-group-coordinator-api 4.x.
 
 Promises: Kafka's four client assignors are held to what Kafka documents for them (range per-topic balance,
 round-robin perfect balance on equal subscriptions, both equal to the spec's references; sticky local balance
 and a fixpoint; cooperative-sticky the same in at most 2 cooperative rounds), with `claims=real`: their members'
 claims come from a previous assignment, so a problem whose claims no assignment contains (negative indices,
-repeats) is reported apart as unreachable. Any other class promises only H1-H8 unless `--promises` says more;
+repeats) is reported apart as unreachable. Kafka 4's broker-side assignors are held to their Javadoc
+(`KAFKA4_PROMISES`, `kafka4_promises`). Any other class promises only H1-H8 unless `--promises` says more;
 one that supports only the cooperative protocol is checked in it, within the 4 rounds Kafka's own test allows.
 """
 
@@ -40,6 +48,20 @@ KAFKA_PROMISES: dict[str, Promises] = {
     KAFKA + "CooperativeStickyAssignor": Promises(balance="local", fixpoint=True, max_rounds=2, eager=False,
                                                   claims="real"),
 }
+# Kafka 4's broker-side assignors (kafka-group-coordinator), held to what their Javadoc documents.
+COORDINATOR = "org.apache.kafka.coordinator.group.assignor."
+KAFKA4_PROMISES: dict[str, Promises] = {
+    # "balance then stickiness" on equal subscriptions (the homogeneous builder), local balance elsewhere (the
+    # heterogeneous one); an unchanged group keeps its assignment.
+    COORDINATOR + "UniformAssignor": Promises(balance="uniform", stickiness="max_retained", fixpoint=True,
+                                              group_type="consumer"),
+    # Ranges per topic: each subscriber's count within one of the others'.
+    COORDINATOR + "RangeAssignor": Promises(balance="per-topic", fixpoint=True, group_type="consumer"),
+}
+# SimpleAssignor: 4.0 and 4.1 document "each member all partitions of the subscribed topics"; 4.2 (KIP-932 ready for
+# production) documents counts at most one apart, balance above stickiness.
+SHARE_SIMPLE = COORDINATOR + "SimpleAssignor"
+SHARE_BALANCED_FROM = (4, 2)
 COOPERATIVE_ONLY_ROUNDS = 4  # Kafka's CooperativeStickyAssignorTest allows 4 rebalances
 READY_S = 120.0  # wall clock for the JVM to start and load the class, on a busy machine
 # One GC thread and no perf-data files: the target shares 2 cores with the checker, and /tmp with everyone.
@@ -55,7 +77,7 @@ class JavaTarget(CommandTarget):
             raise InputError("--target", f"java: needs a fully qualified class name, got {class_name!r}")
         java, _ = java_build.jdk()
         jars = java_build.resolve_classpath(classpath, class_name)
-        classes = java_build.compiled(java_build.BRIDGE_SOURCES, jars)
+        classes = java_build.compiled(java_build.bridge_sources(jars), jars)
         argv = [java, *JVM_OPTIONS, "-cp", os.pathsep.join([str(classes), *jars]), java_build.BRIDGE_CLASS, class_name,
                 *(f"{k}={v}" for k, v in config)]
         self.class_name = class_name
@@ -65,6 +87,9 @@ class JavaTarget(CommandTarget):
         self.promises = KAFKA_PROMISES.get(class_name) or self._own_promises()
 
     def _own_promises(self) -> Promises:
+        api = self.ready.get("api", "classic")
+        if api in ("consumer", "share"):
+            return kafka4_promises(self.class_name, str(self.ready.get("kafka", "")), api)
         if "EAGER" not in self.ready.get("protocols", ["EAGER"]):
             return Promises(max_rounds=COOPERATIVE_ONLY_ROUNDS, eager=False)
         return Promises()
@@ -86,6 +111,25 @@ class JavaTarget(CommandTarget):
         self.close()
         why = doc.get("unavailable") if isinstance(doc, dict) else None
         raise TargetUnavailable("--target", f"{self.name}: {why or 'unexpected first line ' + repr(line[:200])}")
+
+
+def kafka_version(text: str) -> tuple[int, ...]:
+    """(4, 2, 0) of "4.2.0" (a suffix such as -SNAPSHOT ignored); () when unknown."""
+    parts = []
+    for part in text.split("-")[0].split("."):
+        if not part.isdigit():
+            break
+        parts.append(int(part))
+    return tuple(parts)
+
+
+def kafka4_promises(class_name: str, version: str, api: str) -> Promises:
+    """What a broker-side assignor promises: Kafka's own as documented in that version, others H1-H8 only."""
+    if class_name == SHARE_SIMPLE:
+        if kafka_version(version) >= SHARE_BALANCED_FROM:
+            return Promises(balance="perfect", fixpoint=True, group_type="share")
+        return Promises(group_type="share")
+    return KAFKA4_PROMISES.get(class_name) or Promises(group_type=api)  # type: ignore[arg-type]
 
 
 def load(class_name: str, *, classpath: tuple[str, ...] = (), config: tuple[tuple[str, str], ...] = ()) -> JavaTarget:

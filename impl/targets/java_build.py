@@ -1,8 +1,11 @@
-"""Java for `java:` targets and the Java benchmark: the JDK, the bundled kafka-clients jar, and a compile cache.
+"""Java for `java:` targets and the Java benchmark: the JDK, Kafka's API on the classpath, and a compile cache.
 
 - `jdk()`: `java` and `javac` (`$JAVA_HOME/bin` first, then PATH).
-- `bundled_kafka_jars()`: kafka-clients 3.9.1 and slf4j-api as the PyPI package `shigawire-apache-flink-libraries`
-  installs them (`pyflink/lib/`, the `[java]` extra); nothing is downloaded at run time.
+- `resolve_classpath(classpath, class_name)`: the entries checked, plus Kafka's pinned jars from Maven Central
+  (`maven.py`) when no entry holds a Kafka assignor API: the group coordinator's for a class of Kafka's
+  `org.apache.kafka.coordinator` packages, kafka-clients otherwise.
+- `bridge_sources(classpath)`: the bridge's sources for the APIs the classpath holds (the classic client API
+  always; the broker-side group API when present).
 - `compiled(sources, classpath)`: our own Java sources compiled once per (sources, classpath content, javac) into
   `$XDG_CACHE_HOME/assigncheck/java/<hash>` (default `~/.cache`), built in a temporary directory and renamed into
   place, so two processes compiling at once never see a half-written directory.
@@ -12,7 +15,6 @@ Anything missing is a `TargetUnavailable` (one line, exit 2) naming the option t
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
 import shutil
 import subprocess
@@ -23,13 +25,14 @@ from pathlib import Path
 
 from assigncheck.spec.errors import TargetUnavailable
 
-BRIDGE_SOURCES = tuple(Path(__file__).with_name("java_bridge") / f"{name}.java"
-                       for name in ("AssigncheckBridge", "AssigncheckJson"))
+_BRIDGE = Path(__file__).with_name("java_bridge")
+BRIDGE_SOURCES = tuple(_BRIDGE / f"{name}.java" for name in ("AssigncheckBridge", "AssigncheckJson"))
+GROUP_BRIDGE_SOURCE = _BRIDGE / "AssigncheckGroupBridge.java"
 BRIDGE_CLASS = "AssigncheckBridge"
 ASSIGNOR_CLASS_FILE = "org/apache/kafka/clients/consumer/ConsumerPartitionAssignor.class"
+GROUP_ASSIGNOR_CLASS_FILE = "org/apache/kafka/coordinator/group/api/assignor/PartitionAssignor.class"
+COORDINATOR_PACKAGE = "org.apache.kafka.coordinator."
 INSTALL_JDK = "java: targets need a JDK 11+ (java and javac on PATH, or JAVA_HOME): install openjdk-17-jdk-headless"
-INSTALL_JARS = ("kafka-clients is not installed: pip install 'assigncheck[java]' (kafka-clients 3.9.1, from the "
-                "PyPI package shigawire-apache-flink-libraries), or pass --classpath with your kafka-clients jar")
 _digests: dict[tuple[str, int, int], str] = {}
 
 
@@ -46,27 +49,16 @@ def jdk() -> tuple[str, str]:
     return found[0], found[1]
 
 
-def bundled_kafka_jars() -> tuple[str, ...]:
-    """kafka-clients.jar and slf4j-api.jar of the installed `shigawire-apache-flink-libraries`, or () if absent."""
-    spec = importlib.util.find_spec("pyflink")
-    for base in (spec.submodule_search_locations or []) if spec is not None else []:
-        lib = Path(base, "lib")
-        jars = (lib / "kafka-clients.jar", lib / "slf4j-api.jar")
-        if all(j.is_file() for j in jars):
-            return tuple(str(j) for j in jars)
-    return ()
-
-
-def has_assignor_api(classpath: Sequence[str]) -> bool:
-    """Whether some entry holds Kafka's ConsumerPartitionAssignor interface."""
+def holds(classpath: Sequence[str], class_file: str) -> bool:
+    """Whether some entry (a directory or a jar) holds `class_file`."""
     for entry in classpath:
         path = Path(entry)
-        if path.is_dir() and (path / ASSIGNOR_CLASS_FILE).is_file():
+        if path.is_dir() and (path / class_file).is_file():
             return True
         if path.is_file():
             try:
                 with zipfile.ZipFile(path) as jar:
-                    jar.getinfo(ASSIGNOR_CLASS_FILE)
+                    jar.getinfo(class_file)
                     return True
             except (KeyError, OSError, zipfile.BadZipFile):
                 continue
@@ -74,21 +66,23 @@ def has_assignor_api(classpath: Sequence[str]) -> bool:
 
 
 def resolve_classpath(classpath: Sequence[str], class_name: str) -> tuple[str, ...]:
-    """Absolute entries, each checked to exist. No classpath: the bundled kafka-clients (Kafka's own classes need
-    nothing else). A classpath without kafka-clients gets the bundled one appended, when installed."""
+    """Absolute entries, each checked to exist, and Kafka's pinned jars when no entry holds an assignor API."""
+    from . import maven
+
     entries = []
     for entry in classpath:
         path = Path(entry).expanduser()
         if not path.exists():
             raise TargetUnavailable("--classpath", f"{entry} does not exist")
         entries.append(str(path.resolve()))
-    if not has_assignor_api(entries):
-        bundled = bundled_kafka_jars()
-        if not bundled:
-            why = "" if entries else f" (needed for {class_name})"
-            raise TargetUnavailable("--classpath", f"no kafka-clients jar on the classpath{why}. {INSTALL_JARS}")
-        entries += bundled
+    if not holds(entries, ASSIGNOR_CLASS_FILE) and not holds(entries, GROUP_ASSIGNOR_CLASS_FILE):
+        entries += maven.jars(maven.COORDINATOR if class_name.startswith(COORDINATOR_PACKAGE) else maven.CLIENTS)
     return tuple(entries)
+
+
+def bridge_sources(classpath: Sequence[str]) -> tuple[Path, ...]:
+    """The bridge's sources that compile against `classpath`: the group bridge only where its API is."""
+    return BRIDGE_SOURCES + ((GROUP_BRIDGE_SOURCE,) if holds(classpath, GROUP_ASSIGNOR_CLASS_FILE) else ())
 
 
 def _digest(path: Path) -> str:

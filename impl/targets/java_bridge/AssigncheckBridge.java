@@ -1,4 +1,8 @@
-// assigncheck's bridge to a Java ConsumerPartitionAssignor: the `java:CLASS` target.
+// assigncheck's bridge to a Java assignor: the `java:CLASS` target.
+//
+// A class implementing Kafka 4's broker-side API (ConsumerGroupPartitionAssignor, ShareGroupPartitionAssignor) is
+// driven by AssigncheckGroupBridge, compiled only against a classpath that holds that API; this file drives the
+// classic client API and runs the request loop for both.
 //
 // Our own source, shipped in the package and compiled by assigncheck (impl/targets/java_build.py) against the
 // target's classpath. It speaks the cmd: protocol version 2 (impl/targets/command.py) and drives the class the
@@ -68,22 +72,69 @@ public final class AssigncheckBridge {
             int eq = args[k].indexOf('=');
             config.put(eq < 0 ? args[k] : args[k].substring(0, eq), eq < 0 ? "" : args[k].substring(eq + 1));
         }
-        Driver driver = null;
+        Target target = null;
         try {
-            driver = Driver.load(args[0], config);
+            target = load(args[0], config);
         } catch (Unavailable e) {
             unavailable(out, e.getMessage());
         }
-        driver.warmUp();
-        out.print("{\"format\":2,\"ready\":" + driver.describe() + "}\n");
+        target.warmUp();
+        out.print("{\"format\":2,\"ready\":" + target.describe() + "}\n");
         out.flush();
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8), 1 << 16);
         for (String line; (line = in.readLine()) != null; ) {
             if (line.trim().isEmpty()) continue;
-            out.print(driver.answer(line));
+            out.print(target.answer(line));
             out.print('\n');
             out.flush();
-            if (driver.fatal) System.exit(3);  // the JVM is not to be trusted after an OutOfMemoryError
+            if (target.fatal()) System.exit(3);  // the JVM is not to be trusted after an OutOfMemoryError
+        }
+    }
+
+    /** What the request loop drives: one assignor class behind one of Kafka's assignor APIs. */
+    interface Target {
+        /** The JSON object of the ready line: class, name, api, kafka version. */
+        String describe();
+
+        /** Loads the classes a first problem needs, so that their cost is not charged to it. */
+        void warmUp();
+
+        /** One request line in, one answer line out (never throws). */
+        String answer(String line);
+
+        /** Whether the JVM must stop (after an OutOfMemoryError). */
+        boolean fatal();
+    }
+
+    /** The driver for the API the class implements: the classic client one here, the broker-side ones in
+     *  AssigncheckGroupBridge (present only when the classpath holds Kafka 4's group coordinator API). */
+    static Target load(String className, Map<String, Object> config) throws Unavailable {
+        Class<?> cls;
+        try {
+            cls = Class.forName(className);
+        } catch (ClassNotFoundException e) {
+            throw new Unavailable("class " + className + " is not on the classpath");
+        } catch (LinkageError e) {
+            throw new Unavailable("class " + className + " cannot be loaded: " + e);
+        }
+        if (ConsumerPartitionAssignor.class.isAssignableFrom(cls)) {
+            return new Driver(cls.asSubclass(ConsumerPartitionAssignor.class), config);
+        }
+        Class<?> group;
+        try {
+            group = Class.forName("AssigncheckGroupBridge");
+        } catch (ClassNotFoundException e) {
+            throw new Unavailable(className + " is not a " + ConsumerPartitionAssignor.class.getName()
+                    + ", and the classpath has no Kafka 4 group coordinator API (kafka-group-coordinator-api) for a "
+                    + "broker-side assignor");
+        }
+        try {
+            return (Target) group.getMethod("load", Class.class, Map.class).invoke(null, cls, config);
+        } catch (InvocationTargetException e) {
+            if (e.getCause() instanceof Unavailable) throw (Unavailable) e.getCause();
+            throw new Unavailable("cannot drive " + className + ": " + e.getCause());
+        } catch (ReflectiveOperationException e) {
+            throw new Unavailable("cannot drive " + className + ": " + e);
         }
     }
 
@@ -122,7 +173,7 @@ public final class AssigncheckBridge {
     }
 
     /** Builds the group as the consumers would send it and runs the assignor; shared with the benchmark. */
-    public static final class Driver {
+    public static final class Driver implements Target {
         final Class<? extends ConsumerPartitionAssignor> type;
         final Map<String, Object> config;
         final String name;
@@ -171,8 +222,13 @@ public final class AssigncheckBridge {
             return a;
         }
 
-        String describe() {
+        public boolean fatal() {
+            return fatal;
+        }
+
+        public String describe() {
             StringBuilder b = new StringBuilder("{\"class\":").append(AssigncheckJson.quote(type.getName()))
+                    .append(",\"api\":\"classic\"")
                     .append(",\"name\":").append(AssigncheckJson.quote(String.valueOf(name)))
                     .append(",\"protocols\":[");
             for (int k = 0; k < protocols.size(); k++) {
@@ -181,8 +237,7 @@ public final class AssigncheckBridge {
             return b.append("],\"kafka\":").append(AssigncheckJson.quote(Compat.kafkaVersion())).append('}').toString();
         }
 
-        /** Loads the classes a first problem needs, so that their cost is not charged to it. */
-        void warmUp() {
+        public void warmUp() {
             try {
                 Map<String, Object> member = new LinkedHashMap<>();
                 member.put("id", "warm-up");
@@ -213,6 +268,11 @@ public final class AssigncheckBridge {
             Object kind = problem.get("kind");
             if (kind != null && !"consumer".equals(kind)) {
                 throw new IllegalArgumentException("java: targets assign consumer groups, not " + kind + " problems");
+            }
+            Object groupType = problem.get("group_type");
+            if (groupType != null && !"classic".equals(groupType)) {
+                notes.add("a " + groupType + " group's target assignment handed over as the members' previous "
+                        + "assignments of a classic group");
             }
             Object protocolField = problem.get("protocol");
             RebalanceProtocol protocol = protocolFor(protocolField == null ? "eager" : (String) protocolField, notes);
@@ -339,8 +399,7 @@ public final class AssigncheckBridge {
             return newInstance().assign(prepared.cluster, prepared.group);
         }
 
-        /** One request line in, one answer line out (never throws). */
-        String answer(String line) {
+        public String answer(String line) {
             Object id = null;
             try {
                 Map<?, ?> request = (Map<?, ?>) new AssigncheckJson(line).parse();
@@ -418,7 +477,7 @@ public final class AssigncheckBridge {
         for (StackTraceElement e : stack) {
             String c = e.getClassName();
             if (c.startsWith("java.") || c.startsWith("javax.") || c.startsWith("jdk.") || c.startsWith("sun.")
-                    || c.startsWith("com.sun.") || c.startsWith("AssigncheckBridge") || c.equals("AssigncheckJson")) {
+                    || c.startsWith("com.sun.") || c.startsWith("Assigncheck")) {
                 continue;
             }
             return format(e);

@@ -1,0 +1,105 @@
+"""Kafka 4's broker-side group types (docs/SPEC.md §10): what a group coordinator hands its assignor.
+
+In a KIP-848 consumer group or a KIP-932 share group the broker's coordinator runs the assignor. Each member's
+current assignment is the previous *target* assignment the coordinator computed, not a claim the member sends:
+- it never holds a negative index, a partition twice, or an index past a topic's partition count (partitions are
+  never removed from a topic, and a recreated topic has a new topic id: its old partitions are claims on a topic
+  missing from the metadata);
+- in a consumer group no partition is in two members' assignments; a share group's may be (several owners);
+- there are no generations and no rebalance protocol: the coordinator reconciles after the assignor ran.
+It can hold partitions of topics a member no longer subscribes to, and of deleted topics.
+
+`coordinator_form` turns a classic problem (what every generator makes) into the group a coordinator of that type
+would hold, so that every stage checks a broker-side target on groups it can meet. `coordinator_unreal` says why a
+problem already of that type could not come from a coordinator.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+
+from .model import UNKNOWN_GENERATION, Assignment, GroupType, Problem, partitions_of
+from .violations import Violation
+
+UNREAL_TARGET: dict[str, str] = {
+    "negative_index": "a target assignment holding a negative partition index",
+    "repeated": "a target assignment holding one partition twice",
+    "out_of_range": "a target assignment holding an index past the partition count (partitions are never removed; "
+                    "a recreated topic has a new id)",
+    "double_owner": "a consumer group's target assignment giving one partition to two members",
+}
+
+
+def coordinator_form(problem: Problem, group_type: GroupType) -> Problem:
+    """`problem` as a coordinator of `group_type` holds it. A classic problem's claims become the previous target
+    assignment: impossible claims (negative, repeated, past the partition count) are dropped and, in a consumer
+    group, a partition claimed by several members stays with the claimant of the highest generation (nobody on a
+    tie, as for valid ownership); generations go. A problem already of a coordinator type is returned as it is."""
+    if problem.group_type == group_type or group_type == "classic" or problem.group_type != "classic":
+        return problem
+    claimants: dict[tuple[str, int], list[tuple[int, int]]] = {}
+    for k, m in enumerate(problem.members):
+        seen: set[tuple[str, int]] = set()
+        for topic, arr in m.owned.items():
+            count = problem.topics.get(topic)
+            for i in arr.tolist():
+                if i < 0 or (count is not None and i >= count) or (topic, i) in seen:
+                    continue
+                seen.add((topic, i))
+                claimants.setdefault((topic, i), []).append((m.generation, k))
+    kept: list[dict[str, list[int]]] = [{} for _ in problem.members]
+    for (topic, i), holders in claimants.items():
+        if group_type == "consumer" and len(holders) > 1:
+            top = max(g for g, _ in holders)
+            holders = [h for h in holders if h[0] == top]
+            if len(holders) > 1:
+                continue
+        for _, k in holders:
+            kept[k].setdefault(topic, []).append(i)
+    members = tuple(dataclasses.replace(m, owned=partitions_of(kept[k], sort=True), generation=UNKNOWN_GENERATION)
+                    for k, m in enumerate(problem.members))
+    return problem.replace(members=members, protocol="eager", group_type=group_type)
+
+
+def coordinator_unreal(problem: Problem) -> list[str]:
+    """Why no coordinator of the problem's group type holds these current assignments (empty: it could)."""
+    if problem.group_type == "classic":
+        return []
+    found: set[str] = set()
+    owners: Counter[tuple[str, int]] = Counter()
+    for m in problem.members:
+        mine: set[tuple[str, int]] = set()
+        for topic, arr in m.owned.items():
+            count = problem.topics.get(topic)
+            for i in arr.tolist():
+                if i < 0:
+                    found.add("negative_index")
+                elif count is not None and i >= count:
+                    found.add("out_of_range")
+                if (topic, i) in mine:
+                    found.add("repeated")
+                mine.add((topic, i))
+        owners.update(mine)
+    if problem.group_type == "consumer" and any(n > 1 for n in owners.values()):
+        found.add("double_owner")
+    return [why for feature, why in UNREAL_TARGET.items() if feature in found]
+
+
+def share_h4(problem: Problem, assignment: Assignment) -> list[Violation]:
+    """H4 in a share group, where a partition may have several owners: no member holds one partition twice."""
+    texts, members = [], []
+    for member_id, parts in assignment.by_member.items():
+        for topic, arr in parts.items():
+            values = arr.tolist()
+            if len(set(values)) < len(values):
+                twice = sorted(i for i, n in Counter(values).items() if n > 1)
+                texts.append(f"{member_id}: {', '.join(f'{topic}-{i}' for i in twice[:5])}")
+                members.append(member_id)
+    if not texts:
+        return []
+    return [Violation("H4", f"{len(texts)} member/topic pair(s) list a partition twice: {'; '.join(texts[:20])}",
+                      tuple(dict.fromkeys(members))[:20])]
+
+
+__all__ = ["UNREAL_TARGET", "coordinator_form", "coordinator_unreal", "share_h4"]
