@@ -6,6 +6,8 @@ A member's count is every partition the output lists for it (the hard invariants
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from .invariants import CAP, and_more
@@ -129,9 +131,14 @@ def optimal(problem: Problem, assignment: Assignment) -> list[Violation]:
     return [Violation("balance.optimal", msg, tuple(most))]
 
 
+def as_uniform(violations: list[Violation]) -> list[Violation]:
+    """The perfect or local violation, named for the promise it breaks."""
+    return [replace(v, invariant="balance.uniform") for v in violations]
+
+
 def uniform(problem: Problem, assignment: Assignment) -> list[Violation]:
     """Kafka 4's UniformAssignor: perfect on equal subscriptions (its homogeneous builder), local elsewhere."""
-    return perfect(problem, assignment) if problem.subscriptions_equal() else local(problem, assignment)
+    return as_uniform(perfect(problem, assignment) if problem.subscriptions_equal() else local(problem, assignment))
 
 
 BALANCE_CHECKS = {"perfect": perfect, "per-topic": per_topic, "local": local, "uniform": uniform, "optimal": optimal}

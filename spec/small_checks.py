@@ -236,7 +236,8 @@ def optimal(problem: Problem, assignment: Assignment) -> list[Violation]:
 
 
 def uniform(problem: Problem, assignment: Assignment) -> list[Violation]:
-    return perfect(problem, assignment) if problem.subscriptions_equal() else bal.local(problem, assignment)
+    return bal.as_uniform(perfect(problem, assignment) if problem.subscriptions_equal()
+                          else bal.local(problem, assignment))
 
 
 BALANCE_CHECKS = {"perfect": perfect, "per-topic": per_topic, "local": bal.local, "uniform": uniform,

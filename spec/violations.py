@@ -21,6 +21,7 @@ INVARIANTS: dict[str, str] = {
     "balance.perfect": "max - min member count <= 1 (where subscriptions are equal)",
     "balance.per-topic": "per topic, counts among its subscribers differ by <= 1",
     "balance.local": "no single move of a partition to a subscriber with 2 fewer partitions",
+    "balance.uniform": "balance.perfect where subscriptions are equal, balance.local elsewhere (UniformAssignor)",
     "balance.optimal": "the minimum sum of squared member counts under the subscriptions",
     "balance.quota": "each member gets floor(P/N) or ceil(P/N) partitions (equal subscriptions)",
     "stickiness.max_retained": "retained == the maximum retained under the balance promise",
