@@ -15,13 +15,15 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from assigncheck.spec.check import hang_limit
 from assigncheck.spec.errors import InputError
+from assigncheck.spec.groups import coordinator_form
 from assigncheck.spec.json_format import dumps, load_json, problem_to_json, write_atomic
 from assigncheck.spec.minimize import minimize
+from assigncheck.spec.model import Problem
 from assigncheck.spec.reproducer import Record, save
 from assigncheck.spec.signature import keeps_its_shape, signature_id
 from assigncheck.spec.violations import Violation
@@ -71,6 +73,9 @@ def record(target: AssignorTarget, finding: Finding, out_dir: str | Path, *, see
     shrink to the same shape are one reproducer. A file already under the finding's own signature holds
     it (not new); if another job is still minimizing that file, the job reports where it lands, and
     `fuzz.jobs` keeps only the reported files that exist at the end."""
+    if isinstance(finding.problem, Problem):  # minimized and written as the target meets it
+        group_type = target.assignor.promises.group_type
+        finding = replace(finding, problem=coordinator_form(finding.problem, group_type))
     raw_path = reproducer_path(out_dir, finding)
     if raw_path.exists():
         return Recorded(raw_path, new=False)
