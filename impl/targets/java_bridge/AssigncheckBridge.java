@@ -557,6 +557,7 @@ public final class AssigncheckBridge {
 
         static String kafkaVersion() {
             Method m = method("org.apache.kafka.common.utils.AppInfoParser", "getVersion");
+            if (m == null) m = method("org.apache.kafka.common.utils.internals.AppInfoParser", "getVersion");  // 4.4+
             try {
                 return m == null ? "unknown" : String.valueOf(m.invoke(null));
             } catch (ReflectiveOperationException e) {
