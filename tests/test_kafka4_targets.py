@@ -146,3 +146,18 @@ def test_the_pinned_jars_are_cached_and_listed():
     assert {"kafka-group-coordinator-4.0.0.jar", "kafka-group-coordinator-api-4.0.0.jar",
             "kafka-clients-4.0.0.jar"} <= names
     assert maven.jars(FIRST) == jars  # from the cache, in the same order
+
+
+def test_no_maven_is_one_line_and_exit_2(tmp_path):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool, path in zip(("java", "javac"), java_build.jdk()):
+        (bin_dir / tool).symlink_to(path)
+    problem = tmp_path / "p.json"
+    problem.write_text(json.dumps({"format": 1, "topics": {"t": 1}, "members": [{"id": "a", "subscription": ["t"]}]}))
+    env = {"PATH": str(bin_dir), "XDG_CACHE_HOME": str(tmp_path / "empty-cache"), "HOME": str(tmp_path)}
+    done = subprocess.run([*ASSIGNCHECK, "assign", "--target", ASSIGNORS + "UniformAssignor", str(problem)],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 2
+    assert done.stderr.strip() == (f"assigncheck: error: --classpath: resolving {NEWEST[0]} needs Maven: install maven "
+                                   "(mvn on PATH), or pass --classpath with the jars")

@@ -76,7 +76,8 @@ def resolve_classpath(classpath: Sequence[str], class_name: str) -> tuple[str, .
             raise TargetUnavailable("--classpath", f"{entry} does not exist")
         entries.append(str(path.resolve()))
     if not holds(entries, ASSIGNOR_CLASS_FILE) and not holds(entries, GROUP_ASSIGNOR_CLASS_FILE):
-        entries += maven.jars(maven.COORDINATOR if class_name.startswith(COORDINATOR_PACKAGE) else maven.CLIENTS)
+        pinned = maven.COORDINATOR if class_name.startswith(COORDINATOR_PACKAGE) else maven.CLIENTS
+        entries += maven.jars(pinned, flag="--classpath")  # the option that would have named them
     return tuple(entries)
 
 

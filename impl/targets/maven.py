@@ -67,8 +67,9 @@ def _listed(directory: Path) -> tuple[str, ...] | None:
     return found if found and all(Path(j).is_file() for j in found) else None
 
 
-def jars(coordinates: Sequence[str]) -> tuple[str, ...]:
-    """The jars of `coordinates` and their runtime dependencies (resolved once, then from the cache)."""
+def jars(coordinates: Sequence[str], flag: str = "--maven") -> tuple[str, ...]:
+    """The jars of `coordinates` and their runtime dependencies (resolved once, then from the cache); a failure is a
+    `TargetUnavailable` naming `flag` (the option that asked for them)."""
     key = hashlib.sha256("\n".join(sorted(coordinates)).encode()).hexdigest()[:20]
     target = cache_root() / key
     found = _listed(target)
@@ -76,13 +77,13 @@ def jars(coordinates: Sequence[str]) -> tuple[str, ...]:
         return found
     mvn = shutil.which("mvn")
     if mvn is None:
-        raise TargetUnavailable("--maven", f"resolving {', '.join(coordinates)} needs Maven: install maven (mvn on "
+        raise TargetUnavailable(flag, f"resolving {', '.join(coordinates)} needs Maven: install maven (mvn on "
                                            "PATH), or pass --classpath with the jars")
     try:
         cache_root().mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(dir=cache_root(), prefix=f".{key}-"))
     except OSError as e:
-        raise TargetUnavailable("--maven", f"cannot write the jar cache {cache_root()}: {e.strerror or e} "
+        raise TargetUnavailable(flag, f"cannot write the jar cache {cache_root()}: {e.strerror or e} "
                                            "(set XDG_CACHE_HOME to a writable directory)") from None
     try:
         (work / "pom.xml").write_text(_pom(coordinates), encoding="utf-8")
@@ -91,12 +92,12 @@ def jars(coordinates: Sequence[str]) -> tuple[str, ...]:
                                    f"-DoutputDirectory={work / 'jars'}", "-DincludeScope=runtime"],
                                   capture_output=True, text=True, timeout=RESOLVE_S, stdin=subprocess.DEVNULL)
         except subprocess.TimeoutExpired:
-            raise TargetUnavailable("--maven", f"mvn did not resolve {', '.join(coordinates)} within "
+            raise TargetUnavailable(flag, f"mvn did not resolve {', '.join(coordinates)} within "
                                                f"{RESOLVE_S:.0f} s") from None
         names = sorted(p.name for p in (work / "jars").glob("*.jar")) if done.returncode == 0 else []
         if not names:
             errors = [ln for ln in (done.stdout + done.stderr).splitlines() if "ERROR" in ln] or ["no jar came back"]
-            raise TargetUnavailable("--maven", f"mvn could not resolve {', '.join(coordinates)}: "
+            raise TargetUnavailable(flag, f"mvn could not resolve {', '.join(coordinates)}: "
                                                f"{errors[0].replace('[ERROR]', '').strip()[:300]}")
         (work / "jars" / "jars.txt").write_text("\n".join(names) + "\n", encoding="utf-8")
         try:
