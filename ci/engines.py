@@ -1,9 +1,11 @@
 """The optional engines (pip extras) and what needs each: a command or stage whose engine is not installed
-stops with one line naming the extra to install; the gate runs, by default, the stages whose engines are."""
+stops with one line naming the extra to install; the gate runs, by default, the stages whose engines are
+(under CI it refuses to run fewer than all of them unless told which: see `in_ci`)."""
 
 from __future__ import annotations
 
 import importlib.util
+import os
 
 from assigncheck.spec.errors import InputError
 
@@ -37,6 +39,12 @@ def require(what: str, *modules: str, flag: str = "") -> None:
     gone = missing(modules)
     if gone:
         raise InputError(flag, f"{what} needs {', '.join(gone)}: {install_hint(gone)}")
+
+
+def in_ci() -> bool:
+    """Whether this runs under CI (`CI=true`, as GitHub Actions, GitLab CI and most services set it). There a
+    gate that cannot run all its default stages fails instead of passing on part of its work."""
+    return os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
 
 
 def available_stages(stages: tuple[str, ...]) -> tuple[tuple[str, ...], dict[str, str]]:
