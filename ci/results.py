@@ -17,7 +17,7 @@ STATUSES: dict[str, str] = {
 
 @dataclass(frozen=True)
 class Finding:
-    """One distinct failure (a signature) with everything that reproduces it (SPEC.md §9)."""
+    """One distinct failure (a signature) with everything that reproduces it (docs/SPEC.md §9.2)."""
 
     stage: str
     target: str

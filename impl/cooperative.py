@@ -1,7 +1,7 @@
 """Cooperative sticky (KIP-429): the eager sticky result minus the partitions still owned elsewhere.
 
 A partition may only move once its previous owner has revoked it, so a round withholds every partition
-a member would newly get while another member still claims it (SPEC.md H6, read with valid ownership, see
+a member would newly get while another member still claims it (H6 of docs/SPEC.md §3, read with valid ownership, see
 `withhold`); the follow-up round, fed the output as claims, hands those out (`spec.rounds.run_rounds`
 drives the rounds).
 """
@@ -31,7 +31,7 @@ def _contains(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
 
 
 def withhold(problem: Problem, eager: Assignment) -> Assignment:
-    """Drop from each member `b` every partition it does not validly own (SPEC.md §2) while another member
+    """Drop from each member `b` every partition it does not validly own (docs/SPEC.md §2) while another member
     claims it (raw, any generation): that member is still consuming it until it revokes.
 
     Valid, not raw, ownership of `b` decides: a stale claim (KAFKA-14639) or a same-generation double claim
@@ -62,7 +62,7 @@ def _withhold_rows(problem: Problem, eager: Assignment) -> Assignment:
     total = max(lay.total, 1)
     v = valid_claims(problem)  # topic codes number the problem's topics by name, as the layout does
     owner = np.full(total, -1, dtype=np.int64)
-    owner[lay.offsets[v.topic] + v.index] = v.member  # one valid owner at most per partition (SPEC.md §2)
+    owner[lay.offsets[v.topic] + v.index] = v.member  # one valid owner at most per partition (docs/SPEC.md §2)
     given = assigned_rows(problem, eager)
     ok = (given.gid >= 0) & (given.member < n)
     new = np.flatnonzero(ok & (owner[np.where(ok, given.gid, 0)] != given.member))

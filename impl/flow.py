@@ -32,7 +32,7 @@ members that joined, left or re-subscribed. On a fresh group nothing is kept and
 k = 1..min(K_m, B), cost `W·(2k-1)`, so a member holding k partitions pays `W·k²` (convex: the solver
 fills them in order). `W = Σ|V_m| + 1` exceeds every possible difference in retention cost, and two count
 vectors with the same total differ by an even Σcount², so any better balance beats any better retention:
-the optimum is the most retaining assignment among those with minimum Σcount² (SPEC.md §8).
+the optimum is the most retaining assignment among those with minimum Σcount² (docs/SPEC.md §8.2).
 
 The optimum is not unique (which member takes the extra partition, which topic a member gives up).
 The network is built from sorted data only (topics by name, members by id, arcs in that order) and

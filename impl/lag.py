@@ -1,4 +1,4 @@
-"""`lag`: the lag-based assignor of KAFKA-5337 (seed 002, SPEC.md §7), fast.
+"""`lag`: the lag-based assignor of KAFKA-5337 (docs/SPEC.md §7.3), fast.
 
 Per topic (absent topics skipped), partitions in decreasing lag (ties: lower index first) go to the
 subscriber with the fewest partitions of that topic, ties to the least assigned lag of that topic,

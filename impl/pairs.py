@@ -4,7 +4,7 @@
 Members are sorted by id, topics (subscribed, existing, with partitions) by name. Partitions of a topic are
 interchangeable up to who owned them, so the flow needs one *node* per topic - or, on a rack-aware problem
 (`spec.racks`), one per (topic, rack set): partitions with equal racks are interchangeable there. A pair is
-one node and one member subscribed to its topic, ordered by (node, member). Every valid claim (SPEC.md §2)
+one node and one member subscribed to its topic, ordered by (node, member). Every valid claim (docs/SPEC.md §2)
 is one row of its pair, ordered by (pair, index), and partitions are numbered by global ids in (topic,
 index) order, so "a pair's lowest claims" and "a node's free partitions in index order" are runs of rows.
 """

@@ -1,4 +1,4 @@
-"""Range assignment (SPEC.md §7, ALGORITHMS.md "range"), with Kafka's KIP-881 rack-aware variant.
+"""Range assignment (docs/SPEC.md §7.1, ALGORITHMS.md "range"), with Kafka's KIP-881 rack-aware variant.
 
 Without racks every subscriber of a topic gets one contiguous run of indices, computed by arithmetic.
 The rack-aware variant follows Kafka's `RangeAssignor.assignPartitions` step by step (it is rarely used and

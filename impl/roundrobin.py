@@ -1,4 +1,4 @@
-"""Round-robin assignment (SPEC.md §7, ALGORITHMS.md "roundrobin"), one topic at a time by arithmetic.
+"""Round-robin assignment (docs/SPEC.md §7.2, ALGORITHMS.md "roundrobin"), one topic at a time by arithmetic.
 
 Kafka walks a circular cursor over the members for every partition. Within one topic the walk only
 visits that topic's subscribers, in order, starting at the first one at or after the cursor; so index

@@ -1,4 +1,4 @@
-"""`sticky`: the general sticky assignor for any subscriptions (SPEC.md §8, docs/ALGORITHMS.md "sticky").
+"""`sticky`: the general sticky assignor for any subscriptions (docs/SPEC.md §8.2, docs/ALGORITHMS.md "sticky").
 
 Promises: optimal balance (minimum Σcount², not only Kafka's local "no improving move"), and among
 optimally balanced assignments the most retained valid ownership; fixpoint; per-topic spread

@@ -22,7 +22,7 @@ def valid_claims(codes: np.ndarray, bounds: np.ndarray, indices: np.ndarray, run
                  set_member: np.ndarray, set_base: np.ndarray, topic_of: np.ndarray, topic_size: np.ndarray,
                  topic_node: np.ndarray, offsets: np.ndarray, member_sub: np.ndarray, sub: np.ndarray,
                  sub_topic: np.ndarray, generation: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """SPEC.md §2's valid ownership in one pass over the raw claims (`spec.ownership.ClaimRuns`: set s is member
+    """docs/SPEC.md §2's valid ownership in one pass over the raw claims (`spec.ownership.ClaimRuns`: set s is member
     `set_member[s]`'s, its run codes are topics `topic_of[set_base[s] + code]` of the metadata), for the pair
     table: (member position, table topic, table global id) per valid claim, in global id order. Table topic:
     `topic_node[t]` for metadata topic t (-1: none, and for the extra code of topics absent from the metadata),

@@ -1,4 +1,4 @@
-"""`streams-sticky`: the capacity-weighted Streams sticky task assignor of KAFKA-7203 (seed 003), fast.
+"""`streams-sticky`: the capacity-weighted Streams sticky task assignor of KAFKA-7203 (docs/SPEC.md §7.4), fast.
 
 It must reproduce `spec/reference/streams.py` exactly (`promises.exact = "streams"`); the rules and
 every tie-break are that module's docstring, restated briefly:

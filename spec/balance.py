@@ -1,4 +1,4 @@
-"""Balance (SPEC.md §4): the promises `perfect`, `per_topic`, `local`, `optimal` as
+"""Balance (docs/SPEC.md §4): the promises `perfect`, `per_topic`, `local`, `optimal` as
 `(problem, assignment) -> [Violation]`, and the measures `spread` and `sum_squares`.
 
 A member's count is every partition the output lists for it (the hard invariants judge what they are).

@@ -1,7 +1,7 @@
 """The checker: judge one output (`check_assignment`) or one assignor on one problem (`check_assignor`).
 
 A `Report` carries every violation (hard invariants always; the promises the caller declares) and a
-quality table of every measure, whether promised or not (SPEC.md §8: undeclared promises are measured
+quality table of every measure, whether promised or not (docs/SPEC.md §8.1: undeclared promises are measured
 and reported, not enforced).
 
 Oracle figures (optimal Σ count², max retained) come from a min-cost flow whose size grows with the
@@ -126,7 +126,7 @@ def check_assignment(
     *, oracle: bool | None = None, measure: bool = True, checks: _Checks | None = None,
 ) -> Report:
     """H1-H6 always; the promised balance, stickiness and per-topic spread when nothing is withheld and
-    the problem is in the assignor's domain (SPEC.md §6, §8); every measure in `quality` (unless not
+    the problem is in the assignor's domain (docs/SPEC.md §6.2, §8.1); every measure in `quality` (unless not
     `measure`: a caller that wants only the verdict, such as the fuzzer, skips the measures' cost).
     `checks` forces one implementation (`VECTORIZED` or `SMALL`); by default the problem's size picks."""
     if isinstance(problem, StreamsProblem):
@@ -494,7 +494,7 @@ def check_assignor(
     budget_s: float | None = 10.0, seed: int = 0, oracle: bool | None = None, measure: bool = True,
     hang_s: float | None = None,
 ) -> tuple[Assignment | None, Report]:
-    """Run `assignor` on `problem` and check everything it must and promises to do (SPEC.md §3-§8):
+    """Run `assignor` on `problem` and check everything it must and promises to do (docs/SPEC.md §3-§8):
     H7 (no crash, within `budget_s` per call), the output (`check_assignment`), H8 determinism and
     order independence (when promised), `fixpoint`, `exact` and cooperative rounds (when promised).
     Never raises for an assignor's failure; an unknown `exact` reference name is an `InputError`.
@@ -556,7 +556,7 @@ def _cooperative_rounds(
     assignor: Assignor, problem: Problem, first: Assignment, promises: Promises, budget_s: float | None,
     oracle: bool | None, hang_s: float | None,
 ) -> tuple[Problem, Assignment, list[Violation], int]:
-    """Rebalance until nothing is withheld (SPEC.md §6): every round meets H1-H6, the rounds converge
+    """Rebalance until nothing is withheld (docs/SPEC.md §6.2): every round meets H1-H6, the rounds converge
     within `max_rounds`, and the promises hold on the final round. Round 1 (`first`, the output already
     run and checked, H8 included) is not run again."""
     assert promises.max_rounds is not None

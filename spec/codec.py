@@ -15,7 +15,7 @@ Like Kafka, a version above 3 is read with the v3 layout and trailing bytes are 
 append fields). Anything else that is not a valid message raises `WireFormatError` naming the field, never
 another exception.
 
-`problem_from_join_group` turns captured JoinGroup metadata back into a `Problem` (KAFKA_FACTS §1.2).
+`problem_from_join_group` turns captured JoinGroup metadata back into a `Problem` (docs/SPEC.md §12).
 """
 
 from __future__ import annotations

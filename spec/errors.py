@@ -13,7 +13,7 @@ class InputError(ValueError):
 
 
 class FormatError(InputError):
-    """A problem or assignment document that is not well-formed (SPEC.md §1)."""
+    """A problem or assignment document that is not well-formed (docs/SPEC.md §1.3)."""
 
 
 class WireFormatError(InputError):

@@ -9,7 +9,7 @@ versions, so campaigns keep the JSON of every problem they report.
 Profiles:
 - `small`: <= 8 members, <= 4 topics of <= 8 partitions (<= 32), every junk claim kind, mixed
   generations, racks, static members, lag and the cooperative protocol sometimes.
-- `kafka-like`: the shapes of Kafka's randomized tests (KAFKA_FACTS §2.5): 40 topics x U[1,10]
+- `kafka-like`: the shapes of Kafka's randomized tests (docs/SPEC.md §12): 40 topics x U[1,10]
   partitions and 200 members with up to 19 random topics, fresh or after 50 random members left; or
   10..19 topics (topic i has i+1 partitions), 20..39 members on random sublists, fresh or with fresh
   sublists plus the previous round's ownership.

@@ -1,4 +1,4 @@
-"""The hard invariants H1-H6 (SPEC.md §3): one function each, `(problem, assignment) -> [Violation]`.
+"""The hard invariants H1-H6 (docs/SPEC.md §3): one function each, `(problem, assignment) -> [Violation]`.
 
 Each returns at most one `Violation` (H1: one for missing members, one for unknown ones) that counts
 every offence and names the first `CAP` offending partitions and their members, so a report stays
@@ -165,7 +165,7 @@ def h6_cooperative_safety(problem: Problem, assignment: Assignment) -> list[Viol
 def cooperative_withhold(problem: Problem, assignment: Assignment, eager: Assignment) -> list[Violation]:
     """Cooperative (KIP-429, docs/ALGORITHMS.md): a round is the assignor's eager assignment `eager` (the
     same problem, eager protocol) minus exactly the transfers it must hold back: p given to b is withheld
-    iff b does not validly own p (SPEC.md §2) while another member claims it (raw, any generation).
+    iff b does not validly own p (docs/SPEC.md §2) while another member claims it (raw, any generation).
 
     H5/H6 only bound the round from one side; this catches the rest: needless withholding (b validly owns
     p, or nobody else claims it, yet b does not get it), a transfer b raw-claims without owning it handed

@@ -68,7 +68,7 @@ from .model import (
 
 FORMAT_VERSION = 1
 PROTOCOLS = ("eager", "cooperative")
-# Kafka's values of auto.offset.reset; seed 002: only `latest` means lag 0 without a commit.
+# Kafka's values of auto.offset.reset; KAFKA-5337 (docs/SPEC.md §7.3): only `latest` means lag 0 without a commit.
 AUTO_OFFSET_RESET = ("latest", "earliest", "none")
 
 
@@ -301,7 +301,7 @@ def _lag(value: Any, topics: Mapping[str, int], path: str) -> LagInfo:
     obj = _object(value, path)
     _check_keys(obj, path, {"offsets"}, {"auto_offset_reset"})
     reset = _str(obj.get("auto_offset_reset", "latest"), f"{path}.auto_offset_reset")
-    if reset not in AUTO_OFFSET_RESET:  # "Latest" would silently mean earliest (seed 002: any other value)
+    if reset not in AUTO_OFFSET_RESET:  # "Latest" would silently mean earliest (docs/SPEC.md §7.3)
         raise FormatError(f"{path}.auto_offset_reset",
                           f"must be one of {', '.join(AUTO_OFFSET_RESET)}, got {brief(reset)}")
     offsets_obj = _object(obj["offsets"], f"{path}.offsets")

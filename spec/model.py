@@ -525,7 +525,7 @@ class TopicOffsets:
     committed: np.ndarray
 
     def lag(self, auto_offset_reset: str) -> np.ndarray:
-        """Seed 002: end - committed; with no commit, 0 for `latest`, else end - begin. Never negative."""
+        """docs/SPEC.md §7.3: end - committed; with no commit, 0 for `latest`, else end - begin. Never negative."""
         no_commit = self.committed < 0
         fallback = np.zeros_like(self.end) if auto_offset_reset == "latest" else self.end - self.begin
         lag = np.where(no_commit, fallback, self.end - self.committed)
@@ -743,7 +743,7 @@ class Assignment:
         return {m: {t: arr.tolist() for t, arr in sorted(p.items())} for m, p in self.by_member.items()}
 
 
-# ---- Kafka Streams task problems (seed 003) -------------------------------------------------------
+# ---- Kafka Streams task problems (docs/SPEC.md §1.2) ---------------------------------------------
 # A task is (subtopology, partition); a set of tasks uses the same `Partitions` container.
 
 

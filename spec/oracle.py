@@ -1,7 +1,7 @@
 """Optimum oracles by min-cost flow (OR-Tools): the best balance and the most retained partitions.
 
 The network is compact because the partitions of one topic are interchangeable up to who validly
-owned them (SPEC.md §2):
+owned them (docs/SPEC.md §2):
 
     source --n_t--> topic t --"retained": cap |V_m ∩ t|, cost -1--> member m --unit arcs--> sink
                            \\--"new":      cap n_t,       cost  0--/

@@ -1,4 +1,4 @@
-"""`valid_owned` (SPEC.md §2): which of the members' raw claims count as previous ownership."""
+"""`valid_owned` (docs/SPEC.md §2): which of the members' raw claims count as previous ownership."""
 
 from __future__ import annotations
 
@@ -159,7 +159,7 @@ class ValidClaims:
 
 
 def valid_claims(problem: Problem) -> ValidClaims:
-    """SPEC.md §2 over the whole group at once. Rule 3: a member listing a partition twice counts it
+    """docs/SPEC.md §2 over the whole group at once. Rule 3: a member listing a partition twice counts it
     once. Rule 4: of several claimants of one partition, the single one with the highest generation
     owns it; if two or more share the highest generation, nobody does (KAFKA-12984, KAFKA-14639).
     Computed once per problem (the arrays are read-only)."""
@@ -262,13 +262,13 @@ def _valid_sets(problem: Problem) -> list[PartitionSet]:
 
 
 def valid_owned(problem: Problem) -> dict[str, Partitions]:
-    """Member id -> the partitions it validly owns (sorted, no repeats): SPEC.md §2. When every raw claim is valid
+    """Member id -> the partitions it validly owns (sorted, no repeats): docs/SPEC.md §2. When every raw claim is valid
     and each claimed set sorted, these are the claimed sets themselves."""
     sets = problem.derived("valid_sets", _valid_sets)
     return {m.member_id: s for m, s in zip(problem.members, sets)}
 
 
 def all_claims_valid(problem: Problem) -> bool:
-    """Is every raw claim valid (SPEC.md §2)? Valid claims are distinct, existing, subscribed raw claims, so equal
+    """Is every raw claim valid (docs/SPEC.md §2)? Valid claims are distinct, existing, subscribed raw claims, so equal
     totals say so."""
     return len(valid_claims(problem)) == sum(map(_COUNT, map(_OWNED, problem.members)))

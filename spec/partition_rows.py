@@ -192,7 +192,7 @@ def claimed_rows(problem: Problem) -> Rows:
 
 @last_call_cache
 def valid_rows(problem: Problem) -> Rows:
-    """`valid_owned` as rows (SPEC.md §2): no junk, no repeats, one owner per partition. Large groups read
+    """`valid_owned` as rows (docs/SPEC.md §2): no junk, no repeats, one owner per partition. Large groups read
     `valid_claims`' flat rows directly (the same rows in the same order), not one set per member."""
     claims = valid_claims(problem)
     if len(claims) <= SMALL_ROWS:

@@ -1,4 +1,4 @@
-"""What an assignor promises (SPEC.md §8), and the interface every assignor shares."""
+"""What an assignor promises (docs/SPEC.md §8), and the interface every assignor shares."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ class Promises:
       in Kafka, so it is checked on the eager form of a cooperative problem.
     - eager: the assignor also speaks the eager protocol; a cooperative-only one (eager=False) makes
       every group it leads cooperative, so it is checked on the cooperative form of every problem.
-    - claims: "any" (every well-formed problem, SPEC.md §1) or "real": the assignor assumes each member's
+    - claims: "any" (every well-formed problem, docs/SPEC.md §1.3) or "real": the assignor assumes each member's
       claims are what a previous assignment gave it (no repeats, no negative indices); problems with other
       claims are still run, and their findings reported apart as unreachable for it (`spec.signature`).
     - group_type: the group type the assignor serves (`spec.groups`): "classic" (a client-side assignor),
@@ -127,7 +127,7 @@ def problem_kind(assignor: object) -> str:
 
 _CONSTRAINED = Promises(balance="perfect", stickiness="max_retained", fixpoint=True, per_topic_spread=True,
                         racks=True, equal_subscriptions_only=True)
-# SPEC.md §8 as data: what each built-in assignor must promise. The gate holds a built-in to at least
+# docs/SPEC.md §8.2 as data: what each built-in assignor must promise. The gate holds a built-in to at least
 # this, so an assignor cannot pass by quietly promising less.
 SPEC_PROMISES: dict[str, Promises] = {
     "range": Promises(balance="per-topic", exact="range"),

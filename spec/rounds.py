@@ -17,7 +17,7 @@ def next_generation(problem: Problem) -> int:
 def next_round(problem: Problem, assignment: Assignment) -> Problem:
     """Members now claim what they were given, all at the next generation; nothing else changes.
 
-    This is the input of the fixpoint check (SPEC.md §5) and of cooperative round 2 (§6).
+    This is the input of the fixpoint check (docs/SPEC.md §5.3) and of cooperative round 2 (§6.2).
     """
     gen = next_generation(problem)
     members = tuple(
@@ -55,7 +55,7 @@ def _pairs(parts: Partitions) -> list[tuple[str, int]]:
 def run_rounds(
     assign: Callable[[Problem], Assignment], problem: Problem, max_rounds: int = 4
 ) -> list[tuple[Problem, Assignment]]:
-    """Cooperative rebalancing (SPEC.md §6): rebalance until nothing is withheld, at most `max_rounds`.
+    """Cooperative rebalancing (docs/SPEC.md §6.2): rebalance until nothing is withheld, at most `max_rounds`.
 
     Returns each round's input and output; the caller judges whether the last round completed.
     """

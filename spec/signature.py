@@ -6,7 +6,7 @@ a `cmd:` target failed), and for anything else the shape features its minimized 
 a finding and report one reproducer per distinct signature; minimization keeps the signature's invariant and
 cause, so an NPE and an IllegalStateException never shrink into one crash.
 
-*Unreachable* problems are well-formed (SPEC.md §1) but cannot come from a real broker: a group with no members
+*Unreachable* problems are well-formed (docs/SPEC.md §1.3) but cannot come from a real broker: a group with no members
 (its leader is always one of them), a topic with no partitions (Kafka's consumer skips a topic without
 partitions before calling the assignor), and, for a target whose promises say `claims=real`, claims no previous
 assignment could have produced. They are generated and checked, but findings on them are reported apart, never

@@ -1,7 +1,7 @@
-"""Stickiness (SPEC.md §5): measures `retained`, `moves`, `withheld`, `per_topic_spread`, and the
+"""Stickiness (docs/SPEC.md §5): measures `retained`, `moves`, `withheld`, `per_topic_spread`, and the
 promises `max_retained` and `per_topic_spread_violations` (KAFKA-16277) as lists of `Violation`.
 
-Previous ownership is always `spec.ownership.valid_owned` (SPEC.md §2), never the raw claims. On rack-aware
+Previous ownership is always `spec.ownership.valid_owned` (docs/SPEC.md §2), never the raw claims. On rack-aware
 problems (`spec.racks`) rack matching ranks above stickiness: `max_retained(..., racks=True)` is taken among the
 assignments with the fewest rack mismatches.
 """

@@ -1,4 +1,4 @@
-"""Checks of a Streams task assignment (SPEC.md §7, seed 003).
+"""Checks of a Streams task assignment (docs/SPEC.md §7.4).
 
 Violations (each names the clients and tasks involved, at most `CAP` of each):
 - `streams.clients`: the output names a client that is not in the problem, or leaves one out.
@@ -133,7 +133,7 @@ def mix_deviations(problem: StreamsProblem, assignment: Assignment) -> dict[str,
 
 
 def check_streams(problem: StreamsProblem, assignment: Assignment) -> Report:
-    """Every Streams invariant of SPEC.md §7 on one output, and the quality figures."""
+    """Every Streams invariant of docs/SPEC.md §7.4 on one output, and the quality figures."""
     sticky, kept, valid = _sticky(problem, assignment)
     violations = _client_checks(problem, assignment) + _active_once(problem, assignment)
     violations += _balance(problem, assignment) + sticky

@@ -1,6 +1,6 @@
 """The members' subscriptions as arrays of topic codes, computed once per problem.
 
-Valid ownership's rule 2 (does a claimant still subscribe to the claimed topic, SPEC.md §2) and the general
+Valid ownership's rule 2 (does a claimant still subscribe to the claimed topic, docs/SPEC.md §2) and the general
 sticky assignor's (topic, member) pairs both read them; with random subscriptions nearly every member's is
 distinct, and a set lookup per member or per claimed topic was a third of a 200-member assign.
 """

@@ -37,7 +37,7 @@ INVARIANTS: dict[str, str] = {
     "streams.sticky": "a previous active task stays while its client is within quota",
     "model.conformance": "the Z3 model computes what the code computes",
     "oracle": "the min-cost-flow oracle and Z3 agree on an optimum",
-    "promises": "a built-in assignor declares at least what SPEC.md section 8 says it must",
+    "promises": "a built-in assignor declares at least what docs/SPEC.md §8.2 says it must",
     "harness.error": "the checker itself failed on an instance (a harness bug, reported with its problem)",
     "codec.crash": "a wire decoder answers junk with WireFormatError, nothing else",
     "codec.roundtrip": "a decoded wire message re-encodes to itself",
@@ -55,7 +55,7 @@ def judged_as(invariant: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Violation:
-    """One broken invariant or promise (SPEC.md §9): which, who, what, and why in one sentence.
+    """One broken invariant or promise (docs/SPEC.md §9.1): which, who, what, and why in one sentence.
 
     `cause` identifies a crash (H7) beyond its message: the exception type and the frame that raised it
     (`KeyError@sticky.py:_assign:87`), or how a `cmd:` target failed (`cmd.hang`). Two crashes with different

@@ -1,6 +1,6 @@
-"""Constrained sticky, both variants (`impl/constrained.py`, `impl/constrained4.py`): the seed example
-under ALGORITHMS.md's tie-breaks, every promise through the spec's checker (oracle max_retained, fixpoint,
-per-topic spread, order independence), the fallback to general sticky, and junk claims."""
+"""Constrained sticky, both variants (`impl/constrained.py`, `impl/constrained4.py`): KAFKA-12464's example
+(docs/SPEC.md §8.3) under ALGORITHMS.md's tie-breaks, every promise through the spec's checker (oracle max_retained,
+fixpoint, per-topic spread, order independence), the fallback to general sticky, and junk claims."""
 
 from __future__ import annotations
 
@@ -25,8 +25,8 @@ BOTH = pytest.mark.parametrize("assignor", [TWO, FOUR], ids=lambda a: a.name)
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def seed_000() -> Problem:
-    """Seed 000: C0 owns t1p0..p4, C1 owns t1p5..p9 (generation 1), C2 joins."""
+def kafka_12464() -> Problem:
+    """docs/SPEC.md §8.3: C0 owns t1p0..p4, C1 owns t1p5..p9 (generation 1), C2 joins."""
     return Problem({"t1": 10}, (
         Member("C0", frozenset({"t1"}), partitions_of({"t1": range(0, 5)}), 1),
         Member("C1", frozenset({"t1"}), partitions_of({"t1": range(5, 10)}), 1),
@@ -34,19 +34,19 @@ def seed_000() -> Problem:
     ))
 
 
-def test_seed_000_two_phase_keeps_the_ceiling_for_the_first_owner_only():
+def test_kafka_12464_example_two_phase_keeps_the_ceiling_for_the_first_owner_only():
     # f=3, c=4, r=1: C0 (first by id) keeps 4, C1 keeps 3, U = {4, 8, 9} is dealt to C2.
-    out = TWO.assign(seed_000())
+    out = TWO.assign(kafka_12464())
     assert out.as_lists() == {"C0": {"t1": [0, 1, 2, 3]}, "C1": {"t1": [5, 6, 7]}, "C2": {"t1": [4, 8, 9]}}
     # 7, not 8: with counts (4, 3, 3) the two owners can keep at most 4 + 3.
-    assert stickiness.retained(seed_000(), out) == 7 == oracle.max_retained(seed_000(), "perfect")
+    assert stickiness.retained(kafka_12464(), out) == 7 == oracle.max_retained(kafka_12464(), "perfect")
 
 
-def test_seed_000_four_phase_matches_the_seed_text():
+def test_kafka_12464_example_four_phase_matches_the_jira_text():
     # Phase 1 keeps 4 each, phase 2 gives C2 t1p4 and t1p9, phase 3 steals C0's last kept (t1p3).
-    out = FOUR.assign(seed_000())
+    out = FOUR.assign(kafka_12464())
     assert out.as_lists() == {"C0": {"t1": [0, 1, 2]}, "C1": {"t1": [5, 6, 7, 8]}, "C2": {"t1": [3, 4, 9]}}
-    assert stickiness.retained(seed_000(), out) == 7
+    assert stickiness.retained(kafka_12464(), out) == 7
 
 
 def test_phase_four_hands_the_surplus_to_the_first_members_not_at_max():

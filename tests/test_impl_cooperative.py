@@ -34,7 +34,7 @@ def test_promises_are_the_wrapped_ones_plus_two_rounds():
 
 
 def test_a_join_withholds_the_moving_partitions_then_hands_them_out():
-    # Seed 000 under the cooperative protocol: C2 joins; C0 and C1 must revoke first.
+    # KAFKA-12464's example (docs/SPEC.md §8.3), cooperative: C2 joins; C0 and C1 must revoke first.
     problem = Problem({"t1": 10}, (
         Member("C0", frozenset({"t1"}), partitions_of({"t1": range(0, 5)}), 1),
         Member("C1", frozenset({"t1"}), partitions_of({"t1": range(5, 10)}), 1),

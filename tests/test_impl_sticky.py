@@ -1,6 +1,6 @@
 """The general sticky assignor (`impl/sticky.py`): every promise through the spec's checker, exact optima
 against an exhaustive search and against the spec's oracle, determinism across processes, and the
-KAFKA_FACTS §4 regression vectors."""
+regression vectors of Kafka's bugs (docs/SPEC.md §12)."""
 
 from __future__ import annotations
 

@@ -63,8 +63,8 @@ def test_quotas_follow_capacity():
     assert client_quotas(problem) == [2, 2]
 
 
-def test_seed_example_gives_up_the_overrepresented_subtopology():
-    # Seed 003: previous st0:4, st2:2 with mix 1:1:2, quota 3: keep st0:1 and st2:2.
+def test_kafka_7203_example_gives_up_the_overrepresented_subtopology():
+    # KAFKA-7203's example (docs/SPEC.md §7.4): previous st0:4, st2:2 with mix 1:1:2, quota 3: keep st0:1 and st2:2.
     sizes = {"st0": 4, "st1": 4, "st2": 8}
     mine = Client("a", 3, {"st0": [0, 1, 2, 3], "st2": [0, 1]})
     problem = StreamsProblem(sizes, (mine, Client("b", 13)))

@@ -42,7 +42,8 @@ def _lag(reset):
     return {"auto_offset_reset": reset, "offsets": {"t": {"begin": [0, 0], "end": [5, 5], "committed": [9, None]}}}
 
 
-def test_auto_offset_reset_is_one_of_kafkas_values_seed_002():
+def test_auto_offset_reset_is_one_of_kafkas_values():
+    """KAFKA-5337 (docs/SPEC.md §7.3): only `latest` means lag 0 without a commit."""
     with pytest.raises(FormatError) as e:
         problem_from_json(_problem(lag=_lag("Latest")))  # used to be read as "any other value": earliest
     assert e.value.path == "lag.auto_offset_reset" and "latest, earliest, none" in e.value.message

@@ -1,4 +1,4 @@
-"""H1-H6 (SPEC.md §3): each fires on a hand-made violating output, names the right members and
+"""H1-H6 (docs/SPEC.md §3): each fires on a hand-made violating output, names the right members and
 partitions, and stays quiet on a valid one; H2-H6 agree with a literal reading on random small cases."""
 
 from hypothesis import given, settings
@@ -118,7 +118,7 @@ def test_offenders_are_capped_but_counted():
 
 
 def literal(problem, out):
-    """Offending partitions per invariant, straight from SPEC.md §3, one partition at a time."""
+    """Offending partitions per invariant, straight from docs/SPEC.md §3, one partition at a time."""
     P = {(t, i) for t, n in problem.topics.items() for i in range(n)}
     subs = {m.member_id: m.subscription for m in problem.members}
     claims = {m.member_id: set(iter_pairs(m.owned)) for m in problem.members}

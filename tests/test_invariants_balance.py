@@ -1,4 +1,4 @@
-"""Balance promises and measures (SPEC.md §4) on hand-made outputs, and against literal readings."""
+"""Balance promises and measures (docs/SPEC.md §4) on hand-made outputs, and against literal readings."""
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -75,7 +75,7 @@ def test_every_balance_promise_has_a_check():
     assert sorted(BALANCE_CHECKS) == sorted(set(BALANCES) - {"none"})
 
 
-# ---- against literal readings of SPEC.md §4 on random small outputs ----------------------------------------
+# ---- against literal readings of docs/SPEC.md §4 on random small outputs ----------------------------------------
 
 @st.composite
 def outputs(draw):

@@ -1,4 +1,4 @@
-"""Stickiness measures and promises (SPEC.md §5), KAFKA-16277 included, on hand-made outputs."""
+"""Stickiness measures and promises (docs/SPEC.md §5), KAFKA-16277 included, on hand-made outputs."""
 
 from assigncheck.spec.model import Assignment, Member, Problem
 from assigncheck.spec.stickiness import (

@@ -1,4 +1,4 @@
-"""valid_owned against a literal, slow reading of SPEC.md §2."""
+"""valid_owned against a literal, slow reading of docs/SPEC.md §2."""
 
 from unittest import mock
 

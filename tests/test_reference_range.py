@@ -1,4 +1,4 @@
-"""The range reference: seed 004's and Kafka's examples, KIP-881 rack cases, and spec properties."""
+"""The range reference: docs/SPEC.md §7.1's and Kafka's examples, KIP-881 rack cases, and spec properties."""
 
 import random
 
@@ -18,7 +18,7 @@ def members(*ids, topics, racks=None):
     return tuple(Member(m, frozenset(topics), rack=(racks or {}).get(m)) for m in ids)
 
 
-def test_seed_004_one_topic_three_consumers():
+def test_spec_example_one_topic_three_consumers():
     problem = Problem({"T": 5}, members("C0", "C1", "C2", topics={"T"}))
     assert RANGE.assign(problem).as_lists() == {"C0": {"T": [0, 1]}, "C1": {"T": [2, 3]}, "C2": {"T": [4]}}
     # C0 leaves
@@ -26,7 +26,7 @@ def test_seed_004_one_topic_three_consumers():
     assert RANGE.assign(problem).as_lists() == {"C1": {"T": [0, 1, 2]}, "C2": {"T": [3, 4]}}
 
 
-def test_seed_004_two_topics_favour_the_first_consumer():
+def test_spec_example_two_topics_favour_the_first_consumer():
     problem = Problem({"t0": 5, "T1": 4}, members("C0", "C1", "C2", topics={"t0", "T1"}))
     assert RANGE.assign(problem).as_lists() == {
         "C0": {"T1": [0, 1], "t0": [0, 1]},

@@ -27,7 +27,7 @@ def test_kafka_javadoc_unequal_subscriptions():
     }
 
 
-def test_seed_004_two_topics_interleave():
+def test_spec_example_two_topics_interleave():
     problem = Problem({"t0": 5, "T1": 4}, tuple(Member(f"C{i}", frozenset({"t0", "T1"})) for i in range(3)))
     # (topic, index) order puts "T1" before "t0": T1p0 C0, T1p1 C1, T1p2 C2, T1p3 C0,
     # then t0p0 C1, t0p1 C2, t0p2 C0, t0p3 C1, t0p4 C2

@@ -1,4 +1,4 @@
-"""The Streams reference (KAFKA-7203): seed 003's give-up example, quotas, tie-breaks, properties."""
+"""The Streams reference (KAFKA-7203, docs/SPEC.md §7.4): the JIRA's give-up example, quotas, tie-breaks, properties."""
 
 from fractions import Fraction
 
@@ -16,7 +16,7 @@ STREAMS = REFERENCES["streams"]
 MIX_1_1_2 = {"st0": 4, "st1": 4, "st2": 8}
 
 
-def test_seed_003_give_up_follows_the_global_mix():
+def test_kafka_7203_give_up_follows_the_global_mix():
     # previously st0:4, st1:0, st2:2; it must give up 3 under the global mix 1:1:2
     assert kept_mix({"st0": 4, "st2": 2}, 3, MIX_1_1_2) == {"st0": 1, "st2": 2}
     # as a whole problem: capacity 3 of 16 gives the client a quota of exactly 3

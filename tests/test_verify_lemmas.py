@@ -1,4 +1,4 @@
-"""The unbounded quota lemmas (seeds 000/001) are proved, and the prover refutes a false variant."""
+"""The unbounded quota lemmas (docs/SPEC.md §8.3) are proved, and the prover refutes a false variant."""
 
 import z3
 

@@ -1,4 +1,4 @@
-"""The quota arithmetic of the constrained algorithms (seeds 000/001, ALGORITHMS.md), proved by Z3 over
+"""The quota arithmetic of the constrained algorithms (docs/SPEC.md §8.3, docs/ALGORITHMS.md), proved by Z3 over
 unbounded integers: no bound on partitions, members or owned counts.
 
 P = f*C + r with 0 <= r < C stands for f = P div C, r = P mod C (that is their definition), which keeps

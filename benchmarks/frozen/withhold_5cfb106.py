@@ -34,7 +34,7 @@ class _GlobalIds:
 
 
 def withhold(problem: Problem, eager: Assignment) -> Assignment:
-    """Drop from each member `b` every partition it does not validly own (SPEC.md §2) while another member
+    """Drop from each member `b` every partition it does not validly own (docs/SPEC.md §2) while another member
     claims it (raw, any generation): that member is still consuming it until it revokes.
 
     Valid, not raw, ownership of `b` decides: a stale claim (KAFKA-14639) or a same-generation double claim

@@ -42,7 +42,7 @@ def first_spare(at_max: list[bool], r: int) -> list[bool]:
 
 
 def own_claims(problem: Problem) -> dict[str, dict[str, list[int]]]:
-    """SPEC rules 1-3 only: existing partitions of subscribed topics, repeats dropped; generations ignored."""
+    """docs/SPEC.md §2, rules 1-3 only: existing partitions of subscribed topics, repeats dropped, no generations."""
     out: dict[str, dict[str, list[int]]] = {}
     for m in problem.members:
         mine = {}

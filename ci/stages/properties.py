@@ -32,7 +32,7 @@ def strategy_for(target: Assignor) -> Any:
     if problem_kind(target) == "streams":
         return st.streams_problems()
     promises = target.promises
-    # racks: the rack-aware paths too; empty topics and empty groups (SPEC.md §1 allows them; findings on them
+    # racks: the rack-aware paths too; empty topics and empty groups (docs/SPEC.md §1.3 allows them; findings on them
     # are reported apart as unreachable) now and then
     shapes = dict(lag=promises.exact == "lag", racks=None, min_members=0, min_partitions_per_topic=0)
     strategy = st.problems(equal_subscriptions=True if promises.equal_subscriptions_only else None, **shapes)
@@ -48,7 +48,7 @@ def strategy_for(target: Assignor) -> Any:
 
 
 def promised_less(target: Assignor) -> str | None:
-    """For a built-in: how its declared promises fall short of SPEC.md §8 (None when they do not)."""
+    """For a built-in: how its declared promises fall short of docs/SPEC.md §8.2 (None when they do not)."""
     from assigncheck.impl import registry
     from assigncheck.spec.promises import SPEC_PROMISES
 
@@ -57,7 +57,7 @@ def promised_less(target: Assignor) -> str | None:
         return None
     if target.promises == expected:
         return None
-    return f"{target.name} declares {target.promises}; SPEC.md §8 says {expected}"
+    return f"{target.name} declares {target.promises}; docs/SPEC.md §8.2 says {expected}"
 
 
 def promised_ids(target: Assignor) -> tuple[str, ...]:

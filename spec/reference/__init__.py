@@ -1,4 +1,4 @@
-"""The spec's reference assignors: plain Python written for obviousness, not speed (SPEC.md §7).
+"""The spec's reference assignors: plain Python written for obviousness, not speed (docs/SPEC.md §7).
 
 Fast built-in assignors that promise `exact=<name>` must reproduce these outputs exactly.
 """

@@ -1,4 +1,4 @@
-"""Reference lag-based assignor (KAFKA-5337, seed 002; SPEC.md §7).
+"""Reference lag-based assignor (KAFKA-5337; docs/SPEC.md §7.3).
 
 Per topic, independently: lag per partition is `problem.lag.lag(topic)` (end - committed; with no
 commit, 0 for `auto.offset.reset=latest`, else end - begin); a problem without lag information has

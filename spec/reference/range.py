@@ -1,4 +1,4 @@
-"""Reference range assignor (SPEC.md §7, docs/ALGORITHMS.md), rack-aware as in Kafka's client.
+"""Reference range assignor (docs/SPEC.md §7.1, docs/ALGORITHMS.md), rack-aware as in Kafka's client.
 
 Per topic, subscribers in `Member.sort_key` order (static members by instance id, then member id)
 get contiguous runs: `n // C` each, the first `n % C` one more. Topics missing from the metadata, or

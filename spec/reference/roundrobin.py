@@ -1,4 +1,4 @@
-"""Reference round-robin assignor (SPEC.md §7, docs/ALGORITHMS.md, Kafka's `RoundRobinAssignor`).
+"""Reference round-robin assignor (docs/SPEC.md §7.2, docs/ALGORITHMS.md, Kafka's `RoundRobinAssignor`).
 
 Members in `Member.sort_key` order (static members by instance id, then member id) form a circle.
 All partitions of subscribed, existing topics, ordered by (topic, index), are walked once; each goes

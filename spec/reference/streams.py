@@ -1,4 +1,4 @@
-"""Reference Streams sticky task assignor (KAFKA-7203, seed 003; SPEC.md §7).
+"""Reference Streams sticky task assignor (KAFKA-7203; docs/SPEC.md §7.4).
 
 Tasks are (sub-topology, index); T tasks in all, K = Σ capacity. Every tie-break, in order:
 
@@ -13,8 +13,8 @@ Tasks are (sub-topology, index); T tasks in all, K = Σ capacity. Every tie-brea
    left) of largest deficit `k * n_s - kept_s * T` (its share of k in the global mix, minus what is
    kept, times T), ties by sub-topology name; within s the lowest indices are kept. This minimises
    Σ_s (kept_s - k * n_s / T)² under kept_s <= previous_s (greedy on a separable convex cost).
-   Seed 003's example: previous st0:4, st1:0, st2:2, mix 1:1:2, keep 3 -> keeps st0:1, st2:2 (gives
-   up 3 of st0; the seed's "2 of st0 and 1 of st1" is impossible: it holds no st1 task).
+   KAFKA-7203's example (docs/SPEC.md §7.4): previous st0:4, st1:0, st2:2, mix 1:1:2, keep 3 -> keeps st0:1,
+   st2:2 (gives up 3 of st0; the JIRA's "2 of st0 and 1 of st1" is impossible: it holds no st1 task).
 4. Pool: every task not kept (given up, unclaimed, or disputed), in (sub-topology, index) order.
 5. Hand-out: laps over the clients in id order; in each lap every client still below its quota gets
    one task: the sub-topology of largest deficit `quota_c * n_s - have_s * T`, then one that holds a

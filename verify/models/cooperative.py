@@ -4,7 +4,7 @@ generation) and that b does not hold. Also models round 2 (owned := round-1 outp
 
 "Holds" means b's *valid* ownership (ALGORITHMS.md, impl/cooperative.py): a stale or disputed claim of b does
 not let b take the partition before the other claimant revoked it. RAW_HOLDER is the variant where b's raw
-claim is enough (what SPEC.md's H6 requires at the least); both are proved, and the conformance test holds
+claim is enough (what H6, docs/SPEC.md §3, requires at the least); both are proved, and the conformance test holds
 MODEL equal to the code."""
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def invariants(inp: Inputs, holder: str = "valid", stages: Stages = REAL) -> dic
         "H4": prop.h4_exclusive(out),
         "H5": prop.h5_cooperative(inp, out),
         "H6": prop.h6_cooperative_safety(inp, out),
-        # SPEC.md §6: the balance promise holds once nothing is withheld
+        # docs/SPEC.md §6.2: the balance promise holds once nothing is withheld
         "balance.perfect": z3.Implies(prop.nothing_withheld(inp, out), prop.perfect_balance(inp, out)),
         # at most 2 rounds: round 2 withholds nothing
         "cooperative.rounds": prop.nothing_withheld(inp, second),

@@ -132,7 +132,7 @@ def sub_floor0(a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BitVecRef:
     return z3.If(z3.UGE(a, b), a - b, a - a)
 
 
-# ---- SPEC.md §2 ---------------------------------------------------------------------------------------
+# ---- docs/SPEC.md §2 ---------------------------------------------------------------------------------------
 
 
 def valid_owned(inp: Inputs) -> list[list[z3.BoolRef]]:

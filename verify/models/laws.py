@@ -97,7 +97,7 @@ def small(w: int) -> z3.BitVecRef:
 
 
 def valid_column(live: Sequence[z3.BoolRef], gens: Sequence[z3.BitVecRef]) -> list[z3.BoolRef]:
-    """SPEC.md §2 rule 4 on one partition: a live claim counts if every other live claimant is older."""
+    """docs/SPEC.md §2 rule 4 on one partition: a live claim counts if every other live claimant is older."""
     n = len(live)
     return [z3.And(live[m], *[z3.Implies(live[o], z3.ULT(gens[o], gens[m])) for o in range(n) if o != m])
             for m in range(n)]

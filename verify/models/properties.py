@@ -1,4 +1,4 @@
-"""The invariants and promises of SPEC.md §3-§6 as Z3 formulas over a model's output.
+"""The invariants and promises of docs/SPEC.md §3-§6 as Z3 formulas over a model's output.
 
 An output is `[member][flat partition] -> Bool`. It can only name existing partitions, so H2 holds by
 construction of every encoding (the conformance tests check that the Python code agrees).

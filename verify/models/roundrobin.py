@@ -40,7 +40,7 @@ def invariants(inp: Inputs) -> dict[str, z3.BoolRef]:
         "H3": prop.h3_subscription(inp, out),
         "H4": prop.h4_exclusive(out),
         "H5": prop.h5_complete(inp, out),
-        # SPEC.md §8: perfect balance is promised when subscriptions are equal, nothing otherwise.
+        # docs/SPEC.md §8.2: perfect balance is promised when subscriptions are equal, nothing otherwise.
         "balance.perfect": z3.Implies(prop.all_subscriptions_equal(inp), prop.perfect_balance(inp, out)),
     }
 
