@@ -31,7 +31,7 @@ def test_the_gate_runs_the_stages_it_can_and_says_so_first(tmp_path, monkeypatch
     _without(monkeypatch, "atheris", "pyspark", "z3")
     assert main(["gate", "--target", "range", "--report-dir", str(tmp_path)]) == 0
     first = capsys.readouterr().err.strip().splitlines()[0]
-    assert first.startswith("assigncheck gate: stages properties;")
+    assert first.startswith("assigncheck gate: stages properties, scale;")  # neither needs an engine
     assert "'assigncheck[proofs]'" in first and "'assigncheck[fuzz]'" in first and "'assigncheck[spark]'" in first
 
 
@@ -66,4 +66,4 @@ def test_the_core_installs_and_checks_without_any_engine(tmp_path):
     gate = subprocess.run([str(venv / "bin" / "assigncheck"), "gate", "--target", "range", "--report-dir",
                            str(tmp_path / "r")], capture_output=True, text=True, timeout=600)
     assert gate.returncode == 0, gate.stderr
-    assert gate.stderr.startswith("assigncheck gate: stages properties;")
+    assert gate.stderr.startswith("assigncheck gate: stages properties, scale;")
