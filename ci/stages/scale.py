@@ -15,8 +15,10 @@ scale is a finding like any stage's (minimized, confirmed), and ends its series.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from assigncheck.ci.context import HANGS_IN_A_ROW, Context, stop_if_interrupted
@@ -101,7 +103,7 @@ class _Ladder:
         if timing.over_budget:
             message = (f"{self.target.name} took {self.budget:g} s of CPU or more in each of {len(timing.cpu)} calls "
                        f"at {rung.text} ({series}), over its {self.budget:g} s CPU budget per call; "
-                       f"{self._growth_said(series)}")
+                       f"{self._growth_said(series, rung)}")
             self._timing_finding(Violation("H7", message, cause="scale.timeout"), problem, rung, series, "budget")
             self.stopped = f"over the CPU budget at {rung.text} ({series}): larger rungs not timed"
             return False
@@ -177,13 +179,24 @@ class _Ladder:
 
     # ---- what it measured ---------------------------------------------------------------------------------
 
-    def _counted(self, series: str) -> list[tuple[int, float]]:
-        return [(r.size, t.best) for r, t in self.points.get(series, []) if t.best >= self.floor
-                and not t.over_budget]
+    def _growth(self, series: str) -> float | None:
+        """The series' growth exponent over its rungs above the floor, when they span GROWTH_SPAN in size (closer
+        together, or near the floor, fixed costs and noise would make the figure up)."""
+        points = [(r.size, t.best) for r, t in self.points.get(series, []) if t.best >= self.floor
+                  and not t.over_budget]
+        if not points or max(s for s, _ in points) < sc.GROWTH_SPAN * min(s for s, _ in points):
+            return None
+        return sc.fitted_growth(points)
 
-    def _growth_said(self, series: str) -> str:
-        grew = sc.fitted_growth(self._counted(series))
-        return "growth not measured yet" if grew is None else f"CPU time grew as size^{grew:.2f} below it"
+    def _growth_said(self, series: str, rung: ladder.Rung) -> str:
+        """How fast the time grew up to a rung over the budget (whose time is a lower bound)."""
+        below = [(r, t) for r, t in self.points[series] if t.best >= self.floor and not t.over_budget
+                 and r.size * sc.GROWTH_SPAN <= rung.size]
+        if not below:
+            return "its growth below that rung not measured"
+        base, timing = below[0]
+        grew = math.log(self.budget / timing.best) / math.log(rung.size / base.size)
+        return f"CPU time grew as size^{grew:.2f} or more from {base.text} ({sc.seconds_text(timing.best)})"
 
     def stats(self) -> dict[str, Any]:
         largest: dict[str, list[str]] = {}
@@ -191,9 +204,10 @@ class _Ladder:
         for series, points in self.points.items():
             rung, timing = points[-1]
             largest.setdefault(rung.text, []).append(f"{rung.state} {timing.text()}")
-            grew = sc.fitted_growth(self._counted(series))
+            grew = self._growth(series)
             growth.append(f"{series} " + (f"{grew:.2f}" if grew is not None else
-                                          f"n/a (fewer than two rungs of {sc.seconds_text(self.floor)} or more)"))
+                                          f"n/a (no two rungs of {sc.seconds_text(self.floor)} or more "
+                                          f"{sc.GROWTH_SPAN:g}x apart)"))
         stats: dict[str, Any] = {
             "largest": "; ".join(f"{size}: {', '.join(said)}" for size, said in largest.items()),
             "growth": "; ".join(growth),
@@ -213,7 +227,10 @@ def run(target: Assignor, ctx: Context) -> StageResult:
     kind = problem_kind(target)
     if kind not in ladder.KINDS:
         return StageResult("scale", target.name, stats={"skipped": f"no scale ladder for {kind} problems"})
-    result = StageResult("scale", target.name, checked=checked_ids(target), promises=target.promises.to_text())
+    # what this stage enforces: the exact reference and the fixpoint are the small problems' work (max_rounds
+    # stays: it says which protocol the ladder's groups run)
+    enforced = replace(target.promises, exact=None, fixpoint=False).to_text()
+    result = StageResult("scale", target.name, checked=checked_ids(target), promises=enforced)
     rungs = plan(ctx, target)
     climb = _Ladder(target, ctx)
     with loaded_frozen():  # the target is loaded: collections walk only what the calls make
