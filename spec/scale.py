@@ -10,8 +10,8 @@ Verdicts, each made only on the minimum of `CALLS` calls (a rung far from any ve
 - `scale.time` (the `max_time` promise): over the promised CPU seconds at the promised size.
 - `scale.growth` (the `max_growth` promise): from a base rung to one of the same series at least GROWTH_SPAN
   times larger, CPU time grew by more than GROWTH_SLACK x (size ratio)^exponent, the slack covering what a busy
-  machine adds to one of two times. Without a promise the growth is only measured: the least-squares exponent
-  of the series' times.
+  machine adds to one of two times; the scale stage times both rungs again before it believes it. Without a
+  promise the growth is only measured: the least-squares exponent of the series' times.
 
 A timing finding replays (`retime`) by timing the same problem again, the same way, and comparing with the
 promise or budget the replaying process holds the target to: its file carries the problem (and for growth
@@ -20,13 +20,13 @@ the base rung's problem too).
 
 from __future__ import annotations
 
-import gc
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .check import _Failed, protocol_form, run_timed
+from .heap import loaded_frozen
 from .model import AnyProblem, Assignment, Problem
 from .promises import Assignor
 from .violations import Violation
@@ -35,7 +35,7 @@ CALLS = 3  # a rung's time is the minimum of this many calls, when the first one
 GROWTH_SLACK = 2.0  # one of two CPU times may be inflated this much by a busy machine (shared caches, SMT)
 GROWTH_SPAN = 3.5  # growth is judged between sizes two doublings apart (give or take rounding): over one, a
 #                    quadratic's 4x is no more than a linear promise's 2x with the slack
-FLOOR_S = 0.002  # below this a time is too small to tell growth from fixed costs: one call is enough
+FLOOR_S = 0.005  # below this a time is too small to tell growth from fixed costs and noise: one call is enough
 METERED_FLOOR_S = 0.1  # ... for a cmd:/java: process, whose CPU time /proc counts in 10 ms ticks
 TIMEOUT_CAUSES = ("timeout", "cmd.timeout")  # a call stopped at (or finishing past) the CPU budget
 
@@ -64,6 +64,10 @@ class Timing:
         """Every call went over the budget."""
         return self.failure is None and bool(self.cpu) and self.over == len(self.cpu)
 
+    def joined(self, other: Timing) -> Timing:
+        """Both timings' calls as one (the outputs, only needed for the checks, are dropped)."""
+        return Timing(self.cpu + other.cpu, self.over + other.over, (), self.failure or other.failure)
+
     def text(self) -> str:
         calls = f"min of {len(self.cpu)} calls" if len(self.cpu) > 1 else "1 call"
         return f"{seconds_text(self.best)}{' or more' if self.over_budget else ''} ({calls})"
@@ -83,16 +87,14 @@ def time_calls(target: Assignor, problem: AnyProblem, budget_s: float, hang_s: f
     """Up to CALLS calls of `target` on fresh copies of `problem` (in its protocol form), under H7's budget.
     Stops at a failure; after a call under `floor` (too fast to tell more); and after two calls once one was
     under `verdict_s`, the least time a verdict needs (the budget, a promised time): the minimum can no longer
-    reach it, and two calls still give H8 two outputs to compare."""
+    reach it, and two calls still give H8 two outputs to compare. In process, call it with what is alive frozen
+    (`spec.heap`): a full collection during a call then walks only what the call made."""
     problem = protocol_form(problem, target.promises)
-    metered = hasattr(target, "assign_metered")
     cpu: list[float] = []
     outputs: list[Assignment] = []
     over = 0
     while len(cpu) < CALLS and not (len(cpu) >= 2 and min(cpu) < verdict_s):
         copy = fresh(problem)
-        if not metered:
-            gc.collect()  # the garbage of earlier calls is not this call's to collect
         try:
             out, seconds = run_timed(target, copy, budget_s, hang_s)
         except _Failed as failed:
@@ -131,6 +133,12 @@ def retime(target: Assignor, problem: AnyProblem, scale: Mapping[str, Any], budg
     """Time a timing finding's problem again (`scale`: its reproducer's `finding.scale`), the way the scale
     stage did, and judge it under the budget and the promises `target` holds now: (the violations that
     reproduce, what was measured)."""
+    with loaded_frozen():
+        return _retime(target, problem, scale, budget_s, hang_s)
+
+
+def _retime(target: Assignor, problem: AnyProblem, scale: Mapping[str, Any], budget_s: float,
+            hang_s: float | None) -> tuple[list[Violation], str]:
     from .json_format import problem_from_json
 
     verdict, rung, name = scale.get("verdict"), str(scale.get("rung", "this problem")), target.name

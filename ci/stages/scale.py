@@ -66,6 +66,11 @@ class _Ladder:
         self.hangs = 0
 
     def climb(self, rungs: Sequence[ladder.Rung], deadline: float) -> int:
+        from assigncheck.spec.heap import freeze_loaded
+
+        for rung in rungs:  # made once per process; then frozen: the calls' collections walk none of them
+            ladder.problem(rung, self.ctx.seed, self.form)
+        freeze_loaded()
         timed = 0
         for rung in rungs:
             stop_if_interrupted()
@@ -99,12 +104,13 @@ class _Ladder:
                 return False
             return True
         self.hangs = 0
-        self.points.setdefault(series, []).append((rung, timing))
+        self.points.setdefault(series, []).append((rung, replace(timing, outputs=())))
         if timing.over_budget:
             message = (f"{self.target.name} took {self.budget:g} s of CPU or more in each of {len(timing.cpu)} calls "
                        f"at {rung.text} ({series}), over its {self.budget:g} s CPU budget per call; "
                        f"{self._growth_said(series, rung)}")
-            self._timing_finding(Violation("H7", message, cause="scale.timeout"), problem, rung, series, "budget")
+            self._timing_finding(Violation("H7", message, cause="scale.timeout"), problem, rung, series, "budget",
+                                 timing)
             self.stopped = f"over the CPU budget at {rung.text} ({series}): larger rungs not timed"
             return False
         self.collector.offer(problem, self._output_violations(problem, timing), self.ctx.seed, how)
@@ -112,7 +118,7 @@ class _Ladder:
             assert named is not None
             message = (f"{self.target.name} took {timing.text()} of CPU per call at {rung.text} ({series}); "
                        f"promised at most {sc.seconds_text(limit)} (max_time={named})")
-            self._timing_finding(Violation("scale.time", message), problem, rung, series, "time")
+            self._timing_finding(Violation("scale.time", message), problem, rung, series, "time", timing)
             self.stopped = f"max_time broken at {rung.text} ({series}): larger rungs not timed"
             return False
         if self._growth_broken(series):
@@ -121,25 +127,24 @@ class _Ladder:
         return True
 
     def _output_violations(self, problem: Any, timing: sc.Timing) -> list[Violation]:
-        """The spec's checks of the rung's output, and H8 across its calls."""
+        """The spec's checks of the rung's output, and H8 between its first two calls."""
         from assigncheck.spec.check import check_assignment, differing_members, protocol_form
         from assigncheck.spec.invariants import CAP, and_more
 
         problem = protocol_form(problem, self.target.promises)
         first, *others = timing.outputs
         found = list(check_assignment(problem, first, self.target.promises, measure=False).violations)
-        for other in others:
-            differ = differing_members(first, other)
-            if differ:
-                names = ", ".join(differ[:CAP]) + and_more(len(differ), CAP)
-                found.append(Violation("H8", f"two runs of {self.target.name} on the same problem differ; members "
-                                             f"whose partitions differ: {names}", tuple(differ[:CAP])))
-                break
+        differ = differing_members(first, others[0]) if others else []
+        if differ:
+            names = ", ".join(differ[:CAP]) + and_more(len(differ), CAP)
+            found.append(Violation("H8", f"two runs of {self.target.name} on the same problem differ; members "
+                                         f"whose partitions differ: {names}", tuple(differ[:CAP])))
         return found
 
     def _growth_broken(self, series: str) -> bool:
         """Against a `max_growth` promise: the newest rung of the series against its first rung above the floor,
-        once it is GROWTH_SPAN times larger."""
+        once it is GROWTH_SPAN times larger. A rung that seems to break it is timed again with its base, and the
+        verdict taken on the minimum of all their calls."""
         exponent = self.target.promises.max_growth
         counted = [(r, t) for r, t in self.points[series] if t.best >= self.floor]
         if exponent is None or len(counted) < 2 or counted[-1][1] is not self.points[series][-1][1]:
@@ -148,23 +153,26 @@ class _Ladder:
         if rung.size < sc.GROWTH_SPAN * base.size or not sc.growth_exceeds(base.size, base_t.best, rung.size,
                                                                             top.best, exponent):
             return False
-        problem = ladder.problem(rung, self.ctx.seed, self.form)
+        problem, base_problem = (ladder.problem(r, self.ctx.seed, self.form) for r in (rung, base))
+        base_t, top = (t.joined(sc.time_calls(self.target, p, self.budget))
+                       for t, p in ((base_t, base_problem), (top, problem)))
+        if base_t.failure or top.failure or not sc.growth_exceeds(base.size, base_t.best, rung.size, top.best,
+                                                                  exponent):
+            return False
         violation = sc.growth_violation(self.target.name, f"{base.text} ({series})", base.size, base_t.best,
                                         f"{rung.text} ({series})", rung.size, top, exponent)
-        base_problem = ladder.problem(base, self.ctx.seed, self.form)
-        self._timing_finding(violation, problem, rung, series, "growth",
+        self._timing_finding(violation, problem, rung, series, "growth", top,
                              base=(f"{base.text} ({series})", base.size, base_t.best, base_problem))
         return True
 
     def _timing_finding(self, violation: Violation, problem: Any, rung: ladder.Rung, series: str, verdict: str,
-                        base: tuple[str, int, float, Any] | None = None) -> None:
+                        timing: sc.Timing, base: tuple[str, int, float, Any] | None = None) -> None:
         """A timing finding: its rung's problem, whole, as the reproducer; `spec.scale.retime` replays it."""
         from assigncheck.spec.check import protocol_form
         from assigncheck.spec.json_format import problem_to_json
         from assigncheck.spec.signature import signature
 
         sent = protocol_form(problem, self.target.promises)
-        timing = self.points[series][-1][1]
         info: dict[str, Any] = {"verdict": verdict, "rung": f"{rung.text} ({series})", "size": rung.size,
                                 "cpu_s": [round(s, 4) for s in timing.cpu], "cause": violation.cause}
         if base is not None:
