@@ -208,14 +208,18 @@ class _Ladder:
 
     def stats(self) -> dict[str, Any]:
         largest: dict[str, list[str]] = {}
-        growth = []
+        growth, unmeasured = [], []
         for series, points in self.points.items():
             rung, timing = points[-1]
             largest.setdefault(rung.text, []).append(f"{rung.state} {timing.text()}")
             grew = self._growth(series)
-            growth.append(f"{series} " + (f"{grew:.2f}" if grew is not None else
-                                          f"n/a (no two rungs of {sc.seconds_text(self.floor)} or more "
-                                          f"{sc.GROWTH_SPAN:g}x apart)"))
+            if grew is None:
+                unmeasured.append(series)
+            else:
+                growth.append(f"{series} {grew:.2f}")
+        if unmeasured:  # too fast to tell growth from fixed costs
+            growth.append(f"n/a (no two rungs of {sc.seconds_text(self.floor)} or more {sc.GROWTH_SPAN:g}x apart): "
+                          + ", ".join(unmeasured))
         stats: dict[str, Any] = {
             "largest": "; ".join(f"{size}: {', '.join(said)}" for size, said in largest.items()),
             "growth": "; ".join(growth),
