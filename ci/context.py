@@ -29,16 +29,17 @@ class Profile:
     budget_s: float  # H7: CPU seconds one assign call may take
     minimize_s: float  # per distinct failure
     max_candidates: int  # distinct raw failures minimized per stage and target
+    scale_s: float = 30.0  # the scale stage's budget per target (a fast target climbs its ladder in a few seconds)
 
 
 PROFILES = {
     # `quick` fits in 5 minutes on 2 cores for all built-in assignors (what `make gate` runs).
     "quick": Profile("quick", examples=2500, properties_s=12, proofs_s=10, exhaustive_problems=1000, fuzz_s=6,
                      fuzz_execs=2500, campaign_instances=10_000, campaign_shards=4, campaign_s=150, budget_s=2.0,
-                     minimize_s=6, max_candidates=8),
+                     minimize_s=6, max_candidates=8, scale_s=30),
     "full": Profile("full", examples=10_000, properties_s=120, proofs_s=60, exhaustive_problems=20000, fuzz_s=120,
                     fuzz_execs=20000, campaign_instances=200_000, campaign_shards=32, campaign_s=3600,
-                    budget_s=10.0, minimize_s=30, max_candidates=20),
+                    budget_s=10.0, minimize_s=30, max_candidates=20, scale_s=600),
 }
 # After this many hangs in a row a stage stops sending problems to the target (a circuit breaker).
 HANGS_IN_A_ROW = 2

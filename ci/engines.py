@@ -12,9 +12,9 @@ from assigncheck.spec.errors import InputError
 # engine module -> the extra that installs it
 EXTRAS: dict[str, str] = {"z3": "proofs", "atheris": "fuzz", "pyspark": "spark", "pyarrow": "spark",
                           "matplotlib": "plots", "kafka": "kafka", "aiokafka": "kafka"}
-# gate stage -> the engines it needs (the properties stage needs only hypothesis, a core dependency)
+# gate stage -> the engines it needs (the properties and scale stages need only core dependencies)
 STAGE_ENGINES: dict[str, tuple[str, ...]] = {"properties": (), "proofs": ("z3",), "fuzz": ("atheris",),
-                                             "campaign": ("pyspark", "pyarrow")}
+                                             "campaign": ("pyspark", "pyarrow"), "scale": ()}
 
 
 def installed(module: str) -> bool:

@@ -262,8 +262,13 @@ def confirm(findings: Sequence[Finding], target_of: Callable[[Finding], Assignor
             return replace(f, status="unreachable", why="; ".join(why))
         if target is not None and not loadable(target):
             assert record is not None
-            _, matching, _ = reproduces(target, problem, record.invariant, record.seed,
-                                        record.budget_s or ctx.profile.budget_s, record.hang_s)
+            budget = record.budget_s or ctx.profile.budget_s
+            if "scale" in record.extra:  # a timing finding: timed again (spec.scale)
+                from assigncheck.spec.scale import retime
+
+                matching = retime(target, problem, record.extra["scale"], budget, record.hang_s)[0]
+            else:
+                _, matching, _ = reproduces(target, problem, record.invariant, record.seed, budget, record.hang_s)
             where = "replayed from the file in the gate's process (the target cannot be loaded by another)"
             return replace(f, status="confirmed" if matching else "unconfirmed",
                            why="" if matching else f"{where}: no longer reproduces")

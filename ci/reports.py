@@ -51,6 +51,8 @@ def junit_xml(result: GateResult) -> str:
         ET.SubElement(props, "property", name="promises", value=_promises(stage.promises))
         if stage.work is not None:
             ET.SubElement(props, "property", name="work", value=str(stage.work))
+        for key, value in _scalar_stats(stage):  # what the stage measured (the scale stage's times and growth)
+            ET.SubElement(props, "property", name=key, value=value)
         per_case = stage.seconds / max(1, len(cases))
         for invariant, finding in cases:
             case = ET.SubElement(suite, "testcase", classname=f"{stage.target}.{stage.stage}", name=invariant,
@@ -70,6 +72,26 @@ def junit_xml(result: GateResult) -> str:
                 [*(_finding_text(f) for f in apart), *(f"note: {n}" for n in stage.notes)])
     ET.indent(suites)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+
+
+def _scalar_stats(stage: StageResult) -> list[tuple[str, str]]:
+    """The stage's figures that read as one line each (a table of rows, such as the scale ladder's, does not)."""
+    return [(k, str(v)) for k, v in stage.stats.items() if not isinstance(v, list | dict)]
+
+
+def _md_scale(result: GateResult) -> list[str]:
+    """What the scale stage measured per target: CPU time per call at the largest rungs, and the growth."""
+    rows = [s for s in result.stages if s.stage == "scale" and not s.skipped and not s.error]
+    if not rows:
+        return []
+    lines = ["", "### Scale: CPU time per call on the ladder (the minimum of up to 3 calls)", "",
+             "| target | largest rungs timed | growth exponent per series (size = members + partitions) |",
+             "|---|---|---|"]
+    for s in rows:
+        stopped = f" (stopped: {s.stats['stopped']})" if s.stats.get("stopped") else ""
+        lines.append(f"| `{s.target}` | {_md(str(s.stats.get('largest', '')), 400)}{_md(stopped, 200)} | "
+                     f"{_md(str(s.stats.get('growth', '')), 400)} |")
+    return lines
 
 
 def _status(ok: bool) -> str:
@@ -107,6 +129,7 @@ def markdown(result: GateResult) -> str:
     ]
     lines += ["", "Promises enforced per stage: " + "; ".join(
         f"{s.stage}/`{s.target}`: {_promises(s.promises)}" for s in result.stages if not s.skipped)]
+    lines += _md_scale(result)
     for status in STATUSES:
         found = result.by_status(status)  # type: ignore[arg-type]
         if not found:
@@ -161,6 +184,20 @@ def _plots(result: GateResult, rows: Sequence[dict[str, Any]]) -> list[tuple[str
         ax.legend(fontsize=7)
         plots.append(("Time vs size (campaign instances)", _png(fig)))
         plt.close(fig)
+    ladder = [(s.target, r) for s in result.stages if s.stage == "scale" for r in s.stats.get("ladder", ())]
+    if ladder:
+        fig, ax = plt.subplots(figsize=(7, 4))
+        for target, series in sorted({(t, r["series"]) for t, r in ladder}):
+            mine = [r for t, r in ladder if (t, r["series"]) == (target, series) and r["cpu_ms"] > 0]
+            ax.plot([r["size"] for r in mine], [r["cpu_ms"] for r in mine], marker="o", ms=3,
+                    label=f"{target} / {series}")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("members + partitions")
+        ax.set_ylabel("CPU ms per call (min of up to 3)")
+        ax.legend(fontsize=6)
+        plots.append(("Scale ladder: CPU time per call vs size", _png(fig)))
+        plt.close(fig)
     histograms = (
         ("Stickiness: retained vs the optimum", "retained / max_retained", "max_retained",
          lambda r: r["retained"] / r["max_retained"]),
@@ -191,7 +228,7 @@ def html_page(result: GateResult, rows: Sequence[dict[str, Any]] = ()) -> str:
         f"<td>{esc(str(s.work) if s.work else '')}</td>"
         f"<td>{esc(_promises(s.promises))}</td>"
         f"<td>{s.seconds:.1f}</td>"
-        f"<td>{esc(s.error or ', '.join(f'{k}={v}' for k, v in s.stats.items()))}</td></tr>"
+        f"<td>{esc(s.error or ', '.join(f'{k}={v}' for k, v in _scalar_stats(s)))}</td></tr>"
         for s in result.stages
     )
     findings = "".join(

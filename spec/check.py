@@ -132,7 +132,7 @@ def check_assignment(
     if isinstance(problem, StreamsProblem):
         from .streams_checks import check_streams
 
-        return check_streams(problem, assignment)
+        return check_streams(problem, assignment, measure)
     c = checks or checks_for(problem, assignment)
     promises = promises or Promises()
     use_oracle = oracle_affordable(problem) if oracle is None else oracle
@@ -388,6 +388,13 @@ def run_assignor(assignor: Assignor, problem: Problem | StreamsProblem, budget_s
     of CPU time raises `_Failed` (a runaway call is interrupted in the main thread, abandoned elsewhere, and
     stopped after `hang_s` of wall clock, by default `hang_limit(budget_s)`). A target that cannot run at all
     raises TargetUnavailable."""
+    return run_timed(assignor, problem, budget_s, hang_s)[0]
+
+
+def run_timed(assignor: Assignor, problem: Problem | StreamsProblem, budget_s: float | None,
+              hang_s: float | None = None) -> tuple[Assignment, float]:
+    """`run_assignor`, and the CPU seconds the call took (the calling thread's, or a `cmd:`/`java:` target's
+    process tree's; 0 without a budget)."""
     name = getattr(assignor, "name", type(assignor).__name__)
     out, cpu = _call(assignor, problem, budget_s, hang_s)
     if budget_s is not None and cpu > budget_s:
@@ -396,7 +403,7 @@ def run_assignor(assignor: Assignor, problem: Problem | StreamsProblem, budget_s
     if not isinstance(out, Assignment):
         raise _Failed(Violation("H7", f"{name} returned {type(out).__name__}, not an Assignment",
                                 cause=f"returned {type(out).__name__}"))
-    return out
+    return out, cpu
 
 
 def differing_members(a: Assignment, b: Assignment) -> list[str]:

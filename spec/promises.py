@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass, fields
 from typing import Literal, Protocol, TypeAlias, runtime_checkable
 
 from .errors import InputError
+from .limits import MAX_MEMBERS, MAX_PARTITIONS, MAX_TOPICS
 from .model import GROUP_TYPES, AnyProblem, Assignment, GroupType
 
 Balance: TypeAlias = Literal["none", "per-topic", "local", "perfect", "uniform", "optimal"]
@@ -14,6 +17,56 @@ BALANCES: tuple[str, ...] = ("none", "per-topic", "local", "perfect", "uniform",
 STICKINESS: tuple[str, ...] = ("none", "max_retained")
 CLAIMS: tuple[str, ...] = ("any", "real")
 _FLAGS = ("fixpoint", "per_topic_spread", "racks", "equal_subscriptions_only", "order_independent", "eager")
+_TIME_AT = re.compile(r"(\d+)x(\d+)(?:/(\d+))?:(\d+(?:\.\d*)?|\.\d+)s?")
+MAX_GROWTH = 10.0  # an exponent above this promises nothing a ladder of doubling rungs can tell apart
+
+
+@dataclass(frozen=True, slots=True)
+class TimeAt:
+    """`max_time=2100x2100:0.5`: at most `seconds` of CPU per call at `members` x `partitions` over `topics`
+    (`1000x10000/100:0.3`; one topic when not given), on the scale ladder's shapes (`spec.ladder`)."""
+
+    members: int
+    partitions: int
+    topics: int
+    seconds: float
+
+    @classmethod
+    def parse(cls, text: str) -> TimeAt:
+        found = _TIME_AT.fullmatch(text.strip())
+        if not found:
+            raise InputError("--promises", f"max_time must be MEMBERSxPARTITIONS[/TOPICS]:SECONDS, e.g. "
+                                           f"2100x2100:0.5 or 1000x10000/100:0.3, got {text!r}")
+        members, partitions, topics = (int(g) for g in (found[1], found[2], found[3] or "1"))
+        seconds = float(found[4])
+        for value, limit, what in ((members, MAX_MEMBERS, "members"), (topics, MAX_TOPICS, "topics"),
+                                   (partitions, MAX_PARTITIONS, "partitions")):
+            if not 1 <= value <= limit:
+                raise InputError("--promises", f"max_time: {what} must be 1..{limit:,}, got {value:,}")
+        if partitions < topics:
+            raise InputError("--promises", f"max_time: {partitions} partitions cannot fill {topics} topics")
+        if not 0 < seconds < math.inf:
+            raise InputError("--promises", f"max_time: the seconds must be positive, got {found[4]!r}")
+        return cls(members, partitions, topics, seconds)
+
+    @property
+    def size(self) -> str:
+        return f"{self.members}x{self.partitions}" + (f"/{self.topics}" if self.topics != 1 else "")
+
+    def __str__(self) -> str:
+        short = f"{self.seconds:g}"
+        return f"{self.size}:{short if float(short) == self.seconds else repr(self.seconds)}"
+
+
+def _growth(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value <= MAX_GROWTH:
+        raise InputError("--promises", f"max_growth must be an exponent in (0, {MAX_GROWTH:g}], e.g. 1.2, "
+                                       f"got {text!r}")
+    return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +93,9 @@ class Promises:
       claims are still run, and their findings reported apart as unreachable for it (`spec.signature`).
     - group_type: the group type the assignor serves (`spec.groups`): "classic" (a client-side assignor),
       "consumer" (KIP-848) or "share" (KIP-932): a broker-side one meets every problem as its coordinator holds it.
+    - max_time, max_growth: enforced by the gate's scale stage (`spec.scale`): at most so many CPU seconds per
+      call at a named size (`TimeAt`), and CPU time per call growing at most as (members + partitions)^exponent
+      on the scale ladder. H7's per-call budget applies there too.
     """
 
     balance: Balance = "none"
@@ -54,6 +110,8 @@ class Promises:
     eager: bool = True
     claims: Literal["any", "real"] = "any"
     group_type: GroupType = "classic"
+    max_time: TimeAt | None = None
+    max_growth: float | None = None
 
     @classmethod
     def parse(cls, text: str) -> Promises:
@@ -84,6 +142,10 @@ class Promises:
                 raise InputError("--promises", f"group_type must be one of {', '.join(GROUP_TYPES)}, got {value!r}")
             elif key == "claims" and value not in CLAIMS:
                 raise InputError("--promises", f"claims must be one of {', '.join(CLAIMS)}, got {value!r}")
+            elif key == "max_time":
+                values[key] = TimeAt.parse(value)
+            elif key == "max_growth":
+                values[key] = _growth(value)
             elif key == "max_rounds":
                 if not value.isdigit():
                     raise InputError("--promises", f"max_rounds must be a whole number, got {value!r}")

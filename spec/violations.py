@@ -31,6 +31,8 @@ INVARIANTS: dict[str, str] = {
     "exact": "the output equals the spec's reference assignor",
     "cooperative.rounds": "a cooperative rebalance converges (nothing withheld) within the promised rounds",
     "cooperative.withhold": "a cooperative round is the eager assignment minus exactly the transfers to hold back",
+    "scale.time": "at most the promised CPU seconds per call at the promised size (max_time)",
+    "scale.growth": "CPU time per call grows at most as (members + partitions)^max_growth on the scale ladder",
     "streams.clients": "a Streams output names exactly the problem's clients",
     "streams.active_once": "each Streams task is active on exactly one client",
     "streams.balance": "max - min of tasks per capacity <= 1",

@@ -3,7 +3,9 @@
 Everything comes from the file: the target (spec, declared promises, classpath), the invariant, the check's
 seed and CPU budget (`spec.reproducer`). Flags override them, for "does it reproduce on another target?".
 Exit 1 when the recorded invariant breaks again (for H8, nondeterminism, when two runs of the same input differ
-within a few tries), 0 when it no longer does, 2 when the file or the target cannot be used.
+within a few tries; for a timing finding of the scale stage, when the same problem, timed again the same way,
+is again over the budget or the promise: `spec.scale.retime`), 0 when it no longer does, 2 when the file or the
+target cannot be used.
 """
 
 from __future__ import annotations
@@ -86,6 +88,10 @@ def run(args: argparse.Namespace) -> int:
                                                           else DEFAULT_BUDGET_S)
     seed = record.seed if record is not None else 0
     hang = record.hang_s if record is not None and args.budget is None else None
+    if record is not None and "scale" in record.extra:  # a timing finding: timed again, not minimized
+        if args.minimize is not None:
+            raise InputError("--minimize", "a timing finding is not minimized: its size is what it is about")
+        return _say(args, _retime(args, ref, problem, record, budget, hang))
     note = doc.get("note", "") if isinstance(doc.get("note", ""), str) else ""
     return _say(args, _replay(args, ref, problem, invariant, budget, hang, seed, note))
 
@@ -129,6 +135,26 @@ def _replay(args: argparse.Namespace, ref: Any, problem: Any, invariant: str | N
         close()
     return {"file": str(args.file), "target": ref.to_json(), "invariant": wanted, "reproduces": bool(matching),
             "summary": summary, "violations": [{**v.to_json(), "matches": v in matching} for v in violations]}
+
+
+def _retime(args: argparse.Namespace, ref: Any, problem: Any, record: Any, budget: float,
+            hang: float | None) -> dict[str, Any]:
+    from assigncheck.ci.targets import open_targets
+    from assigncheck.spec.scale import retime
+
+    (target,) = open_targets([ref])
+    try:
+        matching, measured = retime(target, problem, record.extra["scale"], budget, hang)
+    finally:
+        close = getattr(target, "close", None)
+        if close is not None:
+            close()
+    name = ref.spec + (f" with promises {ref.promises!r}" if ref.promises is not None else "")
+    summary = (f"reproduces: {record.invariant} on {name}" if matching
+               else f"no longer reproduces {record.invariant} on {name}") + f" ({measured})"
+    return {"file": str(args.file), "target": ref.to_json(), "invariant": record.invariant,
+            "reproduces": bool(matching), "summary": summary,
+            "violations": [{**v.to_json(), "matches": True} for v in matching]}
 
 
 def _conformance(ref: Any, problem: Any) -> dict[str, Any]:
