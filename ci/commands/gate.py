@@ -25,7 +25,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=checks.int_in(0, checks.MAX_SEED), default=0)
     p.add_argument("--master", default=None, type=checks.spark_master,
                    help="Spark master URL for the campaign stage (default local[*])")
+    p.add_argument("--h8-env", default="PYTHONHASHSEED", metavar="NAME", type=checks.env_name,
+                   help="H8 across processes: the environment variable given two different values in two "
+                        "processes of each target (default PYTHONHASHSEED)")
     p.set_defaults(run=run)
+
 
 
 def run(args: argparse.Namespace) -> int:
@@ -65,7 +69,8 @@ def run(args: argparse.Namespace) -> int:
             started = bar.tasks[0].description != "gate" and "replaying" not in message
             bar.update(task, advance=1 if started else 0, description=f"gate: {message}")
 
-        result = run_gate(targets, args.profile, args.report_dir, stages, args.seed, args.master, progress=progress)
+        result = run_gate(targets, args.profile, args.report_dir, stages, args.seed, args.master, progress=progress,
+                          h8_env=args.h8_env)
     rows_file = Path(args.report_dir) / "campaign" / ROWS_FILE
     rows = load_json(rows_file) if rows_file.exists() else []
     files = write_all(result, args.report_dir, rows)
