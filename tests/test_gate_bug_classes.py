@@ -101,9 +101,13 @@ def test_h8_env_and_a_reproducers_processes_are_checked(tmp_path, capsys):
 
 
 def test_the_gate_catches_an_assignor_whose_output_follows_its_processs_hash_seed(tmp_path, steady, monkeypatch):
-    from assigncheck.ci import processes
+    from dataclasses import replace
 
-    monkeypatch.setitem(processes.SAMPLE, "quick", (200, 600.0))  # the whole sample, however busy the machine
+    from assigncheck.ci import processes
+    from assigncheck.ci.context import PROFILES
+
+    monkeypatch.setitem(PROFILES, "quick", replace(steady, examples=300))
+    monkeypatch.setitem(processes.SAMPLE, "quick", (100, 600.0))  # the whole sample, however busy the machine
     target = probe(load(TargetRef(SET_ORDER)))
     result = run_gate([target], "quick", tmp_path / "bug", ["properties"])
     target.close()
@@ -120,7 +124,7 @@ def test_the_gate_catches_an_assignor_whose_output_follows_its_processs_hash_see
     result = run_gate([twin], "quick", tmp_path / "twin", ["properties"])
     twin.close()
     assert result.exit_code == 0 and result.findings == [], [(f.invariant, f.message) for f in result.findings]
-    assert result.stages[0].stats["h8_processes"] == "200/200 problems (PYTHONHASHSEED=1 and 2)"
+    assert result.stages[0].stats["h8_processes"] == "100/100 problems (PYTHONHASHSEED=1 and 2)"
 
 
 # ---- every target its share of fuzzing: an outside program's bug that takes the fuzz stage's full work ----------
