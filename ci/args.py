@@ -81,6 +81,13 @@ def nonempty(text: str) -> str:
     return text
 
 
+def env_name(text: str) -> str:
+    """An environment variable's name."""
+    if not text or "=" in text or "\0" in text or text != text.strip():
+        raise InputError("", f"must be an environment variable's name, got {text[:40]!r}")
+    return text
+
+
 def promises(text: str) -> str:
     """A `--promises` text that `Promises.parse` accepts (checked now, kept as text)."""
     from assigncheck.spec.promises import Promises

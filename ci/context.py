@@ -52,6 +52,7 @@ class Context:
     seed: int = 0
     master: str | None = None
     progress: Callable[[str], None] = field(default=lambda message: None)
+    h8_env: str = "PYTHONHASHSEED"  # H8 across processes: the variable two processes of a target differ in
 
 
 # ---- Ctrl-C ------------------------------------------------------------------------------------------------

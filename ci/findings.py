@@ -109,9 +109,11 @@ def write_reproducer(ctx: Context, stage: str, target: Assignor, problem: AnyPro
 
 
 def settle(stage: str, target: Assignor, candidates: Sequence[Candidate], ctx: Context,
-           check_fn: Callable[[AnyProblem, Candidate], list[Violation]] | None = None) -> list[Finding]:
+           check_fn: Callable[[AnyProblem, Candidate], list[Violation]] | None = None,
+           extra: dict[str, Any] | None = None) -> list[Finding]:
     """Minimize each candidate, one reproducer per signature (see the module doc); status "unconfirmed"
-    until `confirm` has replayed it."""
+    until `confirm` has replayed it. `check_fn` judges a problem instead of `check`; `extra` goes into each
+    reproducer's record (what replay needs besides the target, such as H8's two processes)."""
     from assigncheck.spec.minimize import minimize
 
     def judge(problem: AnyProblem, cand: Candidate) -> list[Violation]:
@@ -144,7 +146,7 @@ def settle(stage: str, target: Assignor, candidates: Sequence[Candidate], ctx: C
         if adapted:
             violation = replace(violation, message=f"{violation.message} [the target adapted the problem: {adapted}]")
         path = write_reproducer(ctx, stage, target, small, violation, cand.seed, sig, f" ({cand.how})" if cand.how
-                                else "")
+                                else "", extra)
         findings.append(Finding.of(stage, target.name, violation, reproducer=path, seed=cand.seed, signature=sig))
     return findings
 

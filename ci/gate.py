@@ -59,7 +59,7 @@ def _load() -> tuple[float, list[str]]:
 
 def run_gate(targets: Sequence[Assignor], profile: str = "quick", report_dir: str | Path = "reports",
              stages: Sequence[str] = STAGES, seed: int = 0, master: str | None = None,
-             progress: Callable[[str], None] | None = None) -> GateResult:
+             progress: Callable[[str], None] | None = None, h8_env: str = "PYTHONHASHSEED") -> GateResult:
     if profile not in PROFILES:
         raise InputError("--profile", f"must be one of {', '.join(PROFILES)}, got {profile!r}")
     if not stages:
@@ -70,7 +70,7 @@ def run_gate(targets: Sequence[Assignor], profile: str = "quick", report_dir: st
     root = check_report_dir(report_dir)
     work = root / f"{WORK_PREFIX}{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
     work.mkdir(parents=True)
-    ctx = Context(PROFILES[profile], work, seed, master, progress or (lambda message: None))
+    ctx = Context(PROFILES[profile], work, seed, master, progress or (lambda message: None), h8_env)
     load, notes = _load()
     result = GateResult(profile, tuple(t.name for t in targets), notes=notes, load=load)
     started = time.monotonic()

@@ -144,6 +144,8 @@ def atheris_engine(args: argparse.Namespace) -> None:
     import assigncheck.impl.min_cost_flow  # noqa: F401 - numba compiles Python bytecode: never instrumented bytecode
     import assigncheck.impl.registry  # noqa: F401
     import assigncheck.impl.sticky_kernel  # noqa: F401 - compiled too, like min_cost_flow
+    import assigncheck.impl.targets.command  # noqa: F401 - the harness of cmd:/java: targets, not code under test
+    import assigncheck.impl.targets.java  # noqa: F401
     import assigncheck.spec.check  # noqa: F401
     import assigncheck.spec.scenario  # noqa: F401
     from assigncheck.spec.check import hang_limit

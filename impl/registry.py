@@ -196,14 +196,11 @@ def probe(target: Assignor) -> Assignor:
     usage error (TargetUnavailable, exit 2), not a finding on every problem of a stage."""
     from assigncheck.spec.check import _Failed, protocol_form, run_assignor
     from assigncheck.spec.errors import TargetUnavailable
-    from assigncheck.spec.model import Client, Member, Problem, StreamsProblem
 
     if getattr(target, "name", None) in BUILTINS and target is _instances.get(target.name):
         return target
-    smallest: AnyProblem = (StreamsProblem({"st": 1}, (Client("probe-0", 1),)) if problem_kind(target) == "streams"
-                            else Problem({"t": 1}, (Member("probe-0", frozenset({"t"})),)))
     try:
-        run_assignor(target, protocol_form(smallest, target.promises), budget_s=PROBE_BUDGET_S)
+        run_assignor(target, protocol_form(smallest(problem_kind(target)), target.promises), budget_s=PROBE_BUDGET_S)
     except _Failed as failed:
         raise TargetUnavailable("--target", f"{target.name} cannot assign even the smallest problem (one member, "
                                             f"one partition): {failed.violation.message}") from None
@@ -211,3 +208,12 @@ def probe(target: Assignor) -> Assignor:
 
 
 PROBE_BUDGET_S = 10.0
+
+
+def smallest(kind: str = "consumer") -> AnyProblem:
+    """The smallest problem a real group can send: one member (or Streams client), one partition (task)."""
+    from assigncheck.spec.model import Client, Member, Problem, StreamsProblem
+
+    if kind == "streams":
+        return StreamsProblem({"st": 1}, (Client("probe-0", 1),))
+    return Problem({"t": 1}, (Member("probe-0", frozenset({"t"})),))

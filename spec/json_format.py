@@ -63,6 +63,7 @@ from .model import (
     StreamsProblem,
     TopicOffsets,
     TopicTable,
+    partitions_of,
     sets_of_grouped_rows,
 )
 
@@ -168,6 +169,8 @@ def _partitions(value: Any, path: str) -> Partitions:
 def _set_of(lists: dict[str, list[int]]) -> Partitions:
     if not lists:
         return EMPTY
+    if sum(map(len, lists.values())) <= SMALL_ROWS:  # a few partitions: plain tuples, no numpy call
+        return partitions_of(lists)
     table = TopicTable.of(tuple(sorted(lists)))
     lengths = [len(lists[t]) for t in table.names]
     codes = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)

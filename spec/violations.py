@@ -17,7 +17,7 @@ INVARIANTS: dict[str, str] = {
     "H5": "every partition of a subscribed topic is assigned (or, cooperative, withheld for its claimant)",
     "H6": "cooperative safety: a partition another member still claims is not handed out this round",
     "H7": "no crash, an Assignment back, within the time budget",
-    "H8": "determinism: the same output twice, and for the same problem listed in another order",
+    "H8": "determinism: the same output twice, for the same problem listed in another order, and in another process",
     "balance.perfect": "max - min member count <= 1 (where subscriptions are equal)",
     "balance.per-topic": "per topic, counts among its subscribers differ by <= 1",
     "balance.local": "no single move of a partition to a subscriber with 2 fewer partitions",

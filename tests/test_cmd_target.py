@@ -179,3 +179,60 @@ def test_targets_pickle_without_their_process():
 def test_java_is_on_this_machine():
     # The gate's Java example and Spark both need it; `make test` checks it up front with a clear message.
     assert shutil.which("java") and shutil.which("javac")
+
+
+# ---- protocol 2 batch requests ----------------------------------------------------------------------------
+BATCH = ROOT / "tests" / "fixtures" / "batch_target.py"
+X = Problem({"t": 3}, [Member("x", {"t"}), Member("z", {"t"})])
+
+
+def _batching(mode: str, tmp_path: Path, hang_s: float = 30.0) -> tuple[CommandTarget, Path]:
+    log = tmp_path / f"{mode}.log"
+    return CommandTarget([sys.executable, str(BATCH), mode, str(log)], protocol=2, hang_s=hang_s), log
+
+
+def _requests(log: Path) -> list[int]:
+    return [int(n) for n in log.read_text().split()]
+
+
+def test_a_batch_asks_for_a_checks_known_runs_in_one_round_trip_with_answers_tied_to_ids(tmp_path):
+    target, log = _batching("ok", tmp_path)  # answers each batch in reverse order
+    assert check_assignor(target, P, budget_s=2.0, measure=False)[1].ok  # single requests: it says it takes batches
+    assert target.batches and _requests(log) == [1, 1, 1]
+    for p in (Q, X, P):  # (X's member "x" is nothing special here)
+        assert check_assignor(target, p, budget_s=2.0, measure=False)[1].ok
+    assert _requests(log) == [1, 1, 1, 3, 3, 3]  # the run, the run again, the run listed in another order
+    assert target.batching
+    target.close()
+
+
+def test_an_error_answer_in_a_batch_is_that_problems_crash_and_batches_go_on(tmp_path):
+    target, log = _batching("error", tmp_path)
+    check_assignor(target, P, budget_s=2.0, measure=False)
+    (v,) = check_assignor(target, X, budget_s=2.0, measure=False)[1].violations
+    assert v.invariant == "H7" and v.cause == "ValueError@batch_target.py:answer"
+    assert check_assignor(target, P, budget_s=2.0, measure=False)[1].ok
+    assert _requests(log) == [1, 1, 1, 3, 3] and target.batching
+    target.close()
+
+
+@pytest.mark.parametrize("mode", ["half", "dupe", "busy"])
+def test_a_batch_that_hangs_breaks_the_protocol_or_goes_over_budget_is_asked_again_one_by_one(mode, tmp_path):
+    target, log = _batching(mode, tmp_path, hang_s=3.0)
+    check_assignor(target, P, budget_s=1.0, hang_s=3.0, measure=False)  # 0.4 s of CPU a problem when busy
+    report = check_assignor(target, Q, budget_s=1.0, hang_s=3.0, measure=False)[1]
+    assert report.ok, report.violations  # nothing wrong with any single answer
+    assert _requests(log) == [1, 1, 1, 3, 1, 1, 1] and not target.batching  # and no batch again
+    assert check_assignor(target, P, budget_s=1.0, hang_s=3.0, measure=False)[1].ok
+    assert _requests(log)[7:] == [1, 1, 1]
+    target.close()
+
+
+def test_a_crash_in_a_batch_is_met_on_the_single_request_that_crashes(tmp_path):
+    target, log = _batching("crash", tmp_path)
+    check_assignor(target, P, budget_s=2.0, measure=False)
+    (v,) = check_assignor(target, X, budget_s=2.0, measure=False)[1].violations
+    assert v.invariant == "H7" and v.cause == "cmd.exit=5"
+    assert _requests(log) == [1, 1, 1, 3, 1]  # the batch died; its first problem alone crashed too
+    assert check_assignor(target, P, budget_s=2.0, measure=False)[1].ok and target.batching
+    target.close()

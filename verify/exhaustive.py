@@ -6,11 +6,13 @@ A member is a *profile*: (subscription, claimed partitions, generation). Within 
 profiles is one problem, members named m0, m1, ... in profile order: renaming members gives no new problem
 (the spec's invariants do not depend on names; H8 order independence is checked on each problem by
 `check_assignor`'s shuffle). Topic renaming: of the problems that map onto each other by permuting topics,
-only the one with the smallest canonical key is kept. Claims range over existing partitions (several
-members may claim one); `exhaust` adds one junk profile: a member still subscribed to and claiming a topic
-gone from the metadata (KAFKA-3661/7962) that also claims the index just past the end of topic t0 (see
-`_profiles`); the other junk claims are `valid_owned`'s business, covered by the properties stage and the
-campaigns.
+only the one with the smallest canonical key is kept. Claims range over every existing partition, of a
+subscribed topic or not, whatever the domain (several members may claim one): with equal subscriptions the
+members share each subset of the topics in turn, so a group that moved to another topic still claims
+partitions of the one nobody subscribes to any more. `exhaust` adds one junk profile: a member still
+subscribed to and claiming a topic gone from the metadata (KAFKA-3661/7962) that also claims the index just
+past the end of topic t0 (see `_profiles`); the other junk claims are `valid_owned`'s business, covered by the
+properties stage and the campaigns.
 """
 
 from __future__ import annotations
@@ -93,17 +95,38 @@ def _colex(count: int, n: int) -> Iterator[tuple[int, ...]]:
 def _shape_problems(n: int, vector: tuple[int, ...], bound: Bound, protocol: str, equal_subscriptions: bool,
                     gone: bool, seed: int | None = None) -> Iterator[Problem]:
     profiles = _profiles(vector, bound.generations, gone)
-    if equal_subscriptions:
-        everything = frozenset(range(len(vector)))
-        profiles = [p for p in profiles if p[0] == everything and not p[3]]  # a gone topic makes them unequal
+    if not equal_subscriptions:
+        return _combined(n, vector, profiles, protocol, seed, "")
+    # One subscription shared by every member, each subset of the topics in turn: claims still range over every
+    # existing topic, so a group that moved to another topic still claims partitions of the one it left (a gone
+    # topic in one member's subscription would make them unequal).
+    return _round_robin([_combined(n, vector, [p for p in profiles if p[0] == s and not p[3]], protocol, seed,
+                                   f"/{sorted(s)}") for s in _subsets(len(vector))])
+
+
+def _combined(n: int, vector: tuple[int, ...], profiles: list[Profile], protocol: str, seed: int | None,
+              key: str) -> Iterator[Problem]:
+    """Every multiset of n of these profiles, one per topic-renaming class."""
     if seed is None:
         combos: Iterator[tuple[Profile, ...]] = combinations_with_replacement(profiles, n)
     else:  # profiles in a seeded order, taken in colex order: early problems mix every kind of profile
-        random.Random(f"{seed}/{n}/{vector}").shuffle(profiles)
+        profiles = list(profiles)
+        random.Random(f"{seed}/{n}/{vector}{key}").shuffle(profiles)
         combos = (tuple(profiles[i] for i in idx) for idx in _colex(len(profiles), n))
     for members in combos:
         if _canonical(vector, members) == _canonical_identity(vector, members):
             yield _problem(vector, members, protocol)
+
+
+def _round_robin(sources: list[Iterator[Problem]]) -> Iterator[Problem]:
+    """One problem of each source in turn, until all are exhausted."""
+    while sources:
+        for source in list(sources):
+            problem = next(source, None)
+            if problem is None:
+                sources.remove(source)
+            else:
+                yield problem
 
 
 def problems(bound: Bound, protocol: str = "eager", *, equal_subscriptions: bool = False, gone: bool = False,
@@ -122,13 +145,7 @@ def problems(bound: Bound, protocol: str = "eager", *, equal_subscriptions: bool
         for shape in shapes:
             yield from shape
         return
-    while shapes:
-        for shape in list(shapes):
-            problem = next(shape, None)
-            if problem is None:
-                shapes.remove(shape)
-            else:
-                yield problem
+    yield from _round_robin(shapes)
 
 
 def _canonical_identity(vector: tuple[int, ...], members: tuple[Profile, ...]) -> tuple[object, ...]:

@@ -26,7 +26,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=checks.int_in(0, checks.MAX_SEED), default=0)
     p.add_argument("--master", default=None, type=checks.spark_master,
                    help="Spark master URL for the campaign stage (default local[*])")
+    p.add_argument("--h8-env", default="PYTHONHASHSEED", metavar="NAME", type=checks.env_name,
+                   help="H8 across processes: the environment variable given two different values in two "
+                        "processes of each target (default PYTHONHASHSEED)")
     p.set_defaults(run=run)
+
 
 
 def run(args: argparse.Namespace) -> int:
@@ -72,7 +76,8 @@ def run(args: argparse.Namespace) -> int:
             started = bar.tasks[0].description != "gate" and "replaying" not in message
             bar.update(task, advance=1 if started else 0, description=f"gate: {message}")
 
-        result = run_gate(targets, args.profile, args.report_dir, stages, args.seed, args.master, progress=progress)
+        result = run_gate(targets, args.profile, args.report_dir, stages, args.seed, args.master, progress=progress,
+                          h8_env=args.h8_env)
     if not_run:  # in every report and above the verdict too, not only in the first line
         result.notes.append(f"stages {not_run}: this gate checked {', '.join(stages)} only")
     rows_file = Path(args.report_dir) / "campaign" / ROWS_FILE

@@ -3,9 +3,10 @@
 Everything comes from the file: the target (spec, declared promises, classpath), the invariant, the check's
 seed and CPU budget (`spec.reproducer`). Flags override them, for "does it reproduce on another target?".
 Exit 1 when the recorded invariant breaks again (for H8, nondeterminism, when two runs of the same input differ
-within a few tries; for a timing finding of the scale stage, when the same problem, timed again the same way,
-is again over the budget or the promise: `spec.scale.retime`), 0 when it no longer does, 2 when the file or the
-target cannot be used.
+within a few tries; for H8 across processes, when two fresh processes of the target, started with the variable
+and values the file records, answer differently; for a timing finding of the scale stage, when the same
+problem, timed again the same way, is again over the budget or the promise: `spec.scale.retime`), 0 when it
+no longer does, 2 when the file or the target cannot be used.
 """
 
 from __future__ import annotations
@@ -93,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
             raise InputError("--minimize", "a timing finding is not minimized: its size is what it is about")
         return _say(args, _retime(args, ref, problem, record, budget, hang))
     note = doc.get("note", "") if isinstance(doc.get("note", ""), str) else ""
+    if record is not None and "processes" in record.extra:  # H8 across processes: two processes, as recorded
+        return _say(args, _replay_processes(args, ref, problem, record, budget, hang, note))
     return _say(args, _replay(args, ref, problem, invariant, budget, hang, seed, note))
 
 
@@ -155,6 +158,32 @@ def _retime(args: argparse.Namespace, ref: Any, problem: Any, record: Any, budge
     return {"file": str(args.file), "target": ref.to_json(), "invariant": record.invariant,
             "reproduces": bool(matching), "summary": summary,
             "violations": [{**v.to_json(), "matches": True} for v in matching]}
+
+
+def _replay_processes(args: argparse.Namespace, ref: Any, problem: Any, record: Any, budget: float,
+                      hang: float | None, note: str) -> dict[str, Any]:
+    from assigncheck.ci.processes import TRIES, Pair, Processes, replay
+    from assigncheck.spec.minimize import minimize
+    from assigncheck.spec.reproducer import save
+
+    processes = Processes.from_json(record.extra["processes"])
+    violations, attempt = replay(ref, problem, processes, budget, hang)
+    name = f"{ref.spec} ({processes})"
+    summary = (f"reproduces: H8 across two processes of {name} (try {attempt} of {TRIES})" if violations
+               else f"no longer reproduces H8 across two processes of {name}")
+    if violations and args.minimize:
+        from assigncheck.spec.json_format import problem_to_json
+
+        pair = Pair(ref, processes, ref.spec)
+        try:
+            smaller = minimize(problem, lambda p: bool(pair.compare(p, budget, hang)))
+        finally:
+            pair.close()
+        save(problem_to_json(smaller), record, Path(args.minimize),
+             f"{note} (minimized by assigncheck replay --minimize)".strip())
+        summary += f"; minimized to {args.minimize}"
+    return {"file": str(args.file), "target": ref.to_json(), "invariant": "H8", "reproduces": bool(violations),
+            "summary": summary, "violations": [{**v.to_json(), "matches": True} for v in violations]}
 
 
 def _conformance(ref: Any, problem: Any) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""Gate stage `fuzz`: atheris (libFuzzer) on one target for the profile's budget, via `assigncheck.fuzz`.
+"""Gate stage `fuzz`: atheris (libFuzzer) on one target for the profile's budget (longer for a target that is
+not a built-in: `OUTSIDE_S`), via `assigncheck.fuzz`.
 
 The jobs run as subprocesses (libFuzzer exits its process) and load the target by its reference, promises
 included, so they check what every other stage checks; each job says which promises it enforced. They keep
@@ -18,17 +19,24 @@ from assigncheck.ci.results import Finding, StageResult, Work
 from assigncheck.spec.promises import Assignor
 
 VECTORS = Path("tests/vectors")
+# Wall-clock seconds for a target that is not a built-in, whose execs cost more: a round trip to its program
+# (`cmd:`, `java:`), or atheris' instrumentation of its module (a Python object). It does the same nominal work,
+# given the time that takes; a built-in gets the profile's `fuzz_s`.
+OUTSIDE_S = {"quick": 30.0, "full": 600.0}
 
 
 def run(target: Assignor, ctx: Context) -> StageResult:
     from assigncheck.fuzz.jobs import fuzz_target
-    from assigncheck.impl.registry import ref_of
+    from assigncheck.impl.registry import BUILTINS, ref_of
 
     started = time.monotonic()
     out = ctx.work_dir / "fuzz"
     vectors = VECTORS if VECTORS.is_dir() else out / "no-vectors"
     vectors.mkdir(parents=True, exist_ok=True)
-    res = fuzz_target(ref_of(target).key(), seconds=ctx.profile.fuzz_s, jobs=1, out=out, seed=ctx.seed + 1,
+    ref = ref_of(target)
+    outside = max(ctx.profile.fuzz_s, OUTSIDE_S.get(ctx.profile.name, OUTSIDE_S["quick"]))
+    seconds = ctx.profile.fuzz_s if ref.spec in BUILTINS else outside
+    res = fuzz_target(ref.key(), seconds=seconds, jobs=1, out=out, seed=ctx.seed + 1,
                       budget_s=ctx.profile.budget_s, engine="atheris", max_len=256, vectors=vectors,
                       minimize_s=ctx.profile.minimize_s, runs=ctx.profile.fuzz_execs, status=io.StringIO())
     result = StageResult("fuzz", target.name, checked=("H1-H8+promises",), promises=res.promises)

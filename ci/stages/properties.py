@@ -79,6 +79,7 @@ def run(target: Assignor, ctx: Context) -> StageResult:
     from hypothesis import HealthCheck, given, settings
     from hypothesis import seed as fix_seed
 
+    from assigncheck.ci.processes import Sample
     from assigncheck.spec.check import check_assignor
     from assigncheck.spec.heap import loaded_frozen
 
@@ -98,6 +99,7 @@ def run(target: Assignor, ctx: Context) -> StageResult:
         state["examples"] += 1
         _, report = check_assignor(target, problem, seed=ctx.seed, budget_s=ctx.profile.budget_s, measure=False)
         collector.offer(problem, report.violations, ctx.seed, f"hypothesis seed {ctx.seed}")
+        sample.offer(problem)
         hung = any(v.invariant == "H7" and v.cause in ("hang", "cmd.hang") for v in report.violations)
         state["hangs"] = state["hangs"] + 1 if hung else 0
         if state["hangs"] >= HANGS_IN_A_ROW:
@@ -107,16 +109,21 @@ def run(target: Assignor, ctx: Context) -> StageResult:
     result = StageResult("properties", target.name, checked=(*promised_ids(target), "promises"),
                          promises=target.promises.to_text())
     shortfall = promised_less(target)
+    sample = Sample(target, ctx)  # H8 across processes: two more processes of the target start loading now
     try:
-        with loaded_frozen():  # the target and hypothesis are loaded: collections walk only the examples' objects
-            holds()
-    except _Stop:
-        pass
-    result.findings = settle("properties", target, collector.candidates(), ctx)
+        try:
+            with loaded_frozen():  # the target and hypothesis are loaded: collections walk only the examples' objects
+                holds()
+        except _Stop:
+            pass
+        result.findings = settle("properties", target, collector.candidates(), ctx)
+        sample.settle("properties", result)
+    finally:
+        sample.close()
     if shortfall:  # a finding about the declaration itself: nothing to replay, nothing to doubt
         result.findings.append(Finding("properties", target.name, "promises", shortfall, status="confirmed"))
     result.work = Work(state["examples"], ctx.profile.examples, "examples")
     result.notes += [state["stopped"]] if state["stopped"] else []
-    result.stats = {"failing_examples": collector.failing}
+    result.stats["failing_examples"] = collector.failing
     result.seconds = time.monotonic() - started
     return result

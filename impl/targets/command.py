@@ -9,7 +9,12 @@ Protocol version 1 (`cmd:COMMAND`): the request is the problem document of `spec
 
 Protocol version 2 (`cmd2:COMMAND`): each request carries an id, `{"format": 2, "id": 7, "problem": {...}}`,
 and the answer repeats it: `{"format": 2, "id": 7, "assignment": {...}}` or `{"format": 2, "id": 7, "error":
-"message"}`. An answer to an earlier id (a late answer) is discarded.
+"message"}`. An answer to an earlier id (a late answer) is discarded. A program whose answers say `"batch":
+true` also takes batch requests, `{"format": 2, "batch": [request, request, ...]}`: several single requests in
+one line, each answered by its own answer line, in any order. The checker asks for the runs it knows it will make
+of one problem (`prefetch`: twice, and listed in another order) in one round trip; a batch over one call's CPU
+budget, or one that breaks the protocol or hangs, is dropped and its problems asked again one by one (and no
+batch is sent to that program again), so a failure is always met, and judged, on a single request.
 
 Either version may add `"exception"` (a type name) and `"frame"` (where it was raised) to an error answer: a
 crash's identity, so two different crashes count as two bugs; and `"adapted"` to any answer: how the target
@@ -21,6 +26,10 @@ that is not such a document, a hang past the wall-clock limit, CPU time past the
 the target writes out of turn (a second answer to one request) is discarded with the process before the next
 request, and counted (`out_of_turn`). Standard error keeps only a bounded tail; an answer line is capped at
 `MAX_ANSWER_BYTES` and read in linear time.
+
+CPU time is read from /proc once per exchange, when its answer is in (and every `CPU_POLL_S` while it is
+awaited): a call's CPU is the process tree's growth since the previous answer (the program waits for its
+input in between), so a fresh process's start-up counts towards its first call.
 """
 
 from __future__ import annotations
@@ -32,7 +41,9 @@ import shlex
 import signal
 import subprocess
 import time
-from typing import Any
+from collections import deque
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
 
 from assigncheck.spec.errors import FormatError, InputError, TargetFailure, TargetUnavailable
 from assigncheck.spec.json_format import assignment_from_json, dumps, parse_json, problem_to_json
@@ -69,9 +80,19 @@ def _proc_cpu(pid: int) -> float:
     return total
 
 
+class _Prefetched(NamedTuple):
+    """One answer of a batch, waiting for the call that asks for its problem."""
+
+    problem: AnyProblem
+    body: str  # the problem's JSON, as sent
+    doc: dict[str, Any]
+    cpu: float  # its share of the batch's CPU time
+
+
 class CommandTarget:
     def __init__(self, command: str | list[str], *, protocol: int = 1, hang_s: float = HANG_S,
-                 promises: Promises | None = None, name: str | None = None, timeout_s: float | None = None) -> None:
+                 promises: Promises | None = None, name: str | None = None, timeout_s: float | None = None,
+                 env: Mapping[str, str] | None = None) -> None:
         try:
             argv = shlex.split(command) if isinstance(command, str) else list(command)
         except ValueError as e:
@@ -86,9 +107,15 @@ class CommandTarget:
         self.name = name or f"{prefix}{command if isinstance(command, str) else shlex.join(argv)}"
         self.hang_s = timeout_s if timeout_s is not None else hang_s
         self.promises = promises or Promises()
+        self.env = dict(env or {})  # added to the environment the program starts with
         self.out_of_turn = 0  # answers written when none was asked for (discarded with their process)
         self.adapted = ""  # the last answer's "adapted" note
+        self.batches = False  # the program said it takes batch requests (protocol 2: `"batch": true`)
+        self.batching = True  # no batch has failed or gone over budget yet
         self._proc: subprocess.Popen[bytes] | None = None
+        self._selector: selectors.BaseSelector | None = None
+        self._cpu_mark = 0.0  # the process tree's CPU seconds when its last answer came in
+        self._prefetched: deque[_Prefetched] = deque()
         self._seq = 0
         self._reset_buffers()
 
@@ -99,7 +126,7 @@ class CommandTarget:
     # Each worker process starts its own child: never pickle a running process.
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        state.update(_proc=None, _out=bytearray(), _err=bytearray())
+        state.update(_proc=None, _selector=None, _out=bytearray(), _err=bytearray(), _prefetched=deque())
         return state
 
     # ---- the process ------------------------------------------------------------------------------------
@@ -108,17 +135,26 @@ class CommandTarget:
         self.close()
         try:
             self._proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                          stderr=subprocess.PIPE, bufsize=0, start_new_session=True)
+                                          stderr=subprocess.PIPE, bufsize=0, start_new_session=True,
+                                          env={**os.environ, **self.env} if self.env else None)
         except OSError as e:
             raise TargetUnavailable("--target", f"cannot start {self.argv[0]!r}: {e.strerror or e}") from None
         for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
             os.set_blocking(stream.fileno(), False)  # type: ignore[union-attr]
+        self._selector = selectors.DefaultSelector()  # one per process: an exchange only (un)registers stdin
+        self._selector.register(self._proc.stdout, selectors.EVENT_READ, "out")  # type: ignore[arg-type]
+        self._selector.register(self._proc.stderr, selectors.EVENT_READ, "err")  # type: ignore[arg-type]
+        self._cpu_mark = 0.0
         self._reset_buffers()
         return self._proc
 
     def close(self) -> None:
         """Kill the process and everything it started (its session's process group)."""
         proc, self._proc = self._proc, None
+        self._prefetched.clear()
+        if self._selector is not None:
+            self._selector.close()
+            self._selector = None
         if proc is None:
             return
         try:
@@ -136,6 +172,10 @@ class CommandTarget:
         except Exception:  # noqa: BLE001 - interpreter shutdown
             pass
 
+    def start(self) -> None:
+        """Start the program now unless it runs (it then loads while the caller does something else)."""
+        self._alive()
+
     def cpu_seconds(self) -> float:
         """CPU time the running process (and its descendants) has used so far."""
         return _proc_cpu(self._proc.pid) if self._proc is not None else 0.0
@@ -144,17 +184,15 @@ class CommandTarget:
         proc = self._proc
         if proc is None or proc.poll() is not None:
             return self._start()
-        if self.protocol == 1 and (self._out or self._readable(proc)):
+        if self.protocol == 1 and (self._out or self._readable()):
             # it wrote when nobody asked (protocol 1 has no ids): never let that be read as an answer
             self.out_of_turn += 1
             return self._start()
         return proc
 
-    @staticmethod
-    def _readable(proc: subprocess.Popen[bytes]) -> bool:
-        with selectors.DefaultSelector() as sel:
-            sel.register(proc.stdout, selectors.EVENT_READ)  # type: ignore[arg-type]
-            return bool(sel.select(0))
+    def _readable(self) -> bool:
+        assert self._selector is not None
+        return any(key.data == "out" for key, _ in self._selector.select(0))
 
     # ---- one exchange -----------------------------------------------------------------------------------
 
@@ -185,30 +223,40 @@ class CommandTarget:
             pass
 
     def _exchange(self, request: bytes, hang_s: float, cpu_limit: float | None) -> bytes:
-        """Write one request and read one answer line, draining stderr meanwhile; raise TargetError on any
-        failure (the process is then dead)."""
-        proc = self._proc
-        assert proc is not None and proc.stdin and proc.stdout and proc.stderr
-        deadline = time.monotonic() + hang_s
+        """Write `request` (if any) and read one answer line, draining stderr meanwhile; raise TargetError on any
+        failure (the process is then dead). The process tree's CPU time is read once a line it waited for is in
+        (and every CPU_POLL_S meanwhile when there is a `cpu_limit`)."""
+        proc, sel = self._proc, self._selector
+        assert proc is not None and sel is not None and proc.stdin and proc.stdout and proc.stderr
+        now = time.monotonic()
+        deadline, next_cpu = now + hang_s, now + CPU_POLL_S
         pending = memoryview(request)
-        end = self._out.find(b"\n")
-        if end >= 0:  # a line already read with an earlier chunk (protocol 2: answers may queue up)
-            line = bytes(self._out[:end])
-            del self._out[: end + 1]
-            return line
-        start = len(self._out)  # where to look for the newline: each byte is searched once
-        with selectors.DefaultSelector() as sel:
-            sel.register(proc.stdout, selectors.EVENT_READ, "out")
-            sel.register(proc.stderr, selectors.EVENT_READ, "err")
-            if pending:
-                sel.register(proc.stdin, selectors.EVENT_WRITE, "in")
+        if pending:
+            sel.register(proc.stdin, selectors.EVENT_WRITE, "in")
+        searched, end, waited = 0, -1, False  # each byte is searched for the newline once
+        try:
             while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
+                if end < 0:
+                    end = self._out.find(b"\n", searched)
+                    searched = len(self._out)
+                    if end < 0 and searched > MAX_ANSWER_BYTES:
+                        raise self._fail(f"answer over {MAX_ANSWER_BYTES >> 20} MiB without a line end",
+                                         "cmd.malformed")
+                if end >= 0 and not pending:  # (a line read with an earlier chunk is answered after the write)
+                    line = bytes(self._out[:end])
+                    del self._out[: end + 1]
+                    if waited:  # (a line that came with an earlier one came with its CPU time too)
+                        self._cpu_mark = self.cpu_seconds()
+                    return line
+                now = time.monotonic()
+                if now >= deadline:
                     raise self._fail(f"hang: no answer within {hang_s:g} s (wall clock)", "cmd.hang")
-                if cpu_limit is not None and self.cpu_seconds() > cpu_limit:
-                    raise self._fail("over its CPU budget: still computing", "cmd.timeout")
-                for key, _ in sel.select(min(left, CPU_POLL_S) if cpu_limit is not None else left):
+                if cpu_limit is not None and now >= next_cpu:
+                    next_cpu = now + CPU_POLL_S
+                    if self.cpu_seconds() > cpu_limit:
+                        raise self._fail("over its CPU budget: still computing", "cmd.timeout")
+                waited = True
+                for key, _ in sel.select(min(deadline - now, CPU_POLL_S) if cpu_limit is not None else deadline - now):
                     if key.data == "in":
                         try:
                             written = os.write(proc.stdin.fileno(), pending)
@@ -230,21 +278,15 @@ class CommandTarget:
                         if not chunk:
                             raise self._fail("crash: the process closed its output", "cmd.crash", exited=True)
                         self._out += chunk
-                        end = self._out.find(b"\n", start)
-                        if end >= 0:
-                            line = bytes(self._out[:end])
-                            del self._out[: end + 1]
-                            return line
-                        start = len(self._out)
-                        if start > MAX_ANSWER_BYTES:
-                            raise self._fail(f"answer over {MAX_ANSWER_BYTES >> 20} MiB without a line end",
-                                             "cmd.malformed")
+        finally:
+            if pending and self._selector is sel:  # still registered for writing (the process lives on)
+                sel.unregister(proc.stdin)
 
-    def _request(self, problem: AnyProblem) -> bytes:
-        doc = problem_to_json(problem)
-        if self.protocol == 2:
-            doc = {"format": 2, "id": self._seq, "problem": doc}
-        return (dumps(doc) + "\n").encode("utf-8", "surrogatepass")
+    def _body(self, problem: AnyProblem) -> str:
+        return dumps(problem_to_json(problem))
+
+    def _request(self, body: str, request_id: int) -> str:
+        return f'{{"format":2,"id":{request_id},"problem":{body}}}' if self.protocol == 2 else body
 
     def _answer(self, line: bytes) -> dict[str, Any]:
         try:  # the safe reader: no repeated keys, bounded nesting and numbers
@@ -261,11 +303,18 @@ class CommandTarget:
     def assign_metered(self, problem: AnyProblem, *, cpu_budget_s: float | None = None,
                        hang_s: float | None = None) -> tuple[Assignment, float]:
         """The target's answer and the CPU seconds its process spent on it. Over `cpu_budget_s` of CPU, or
-        `hang_s` of wall clock (default: the target's own limit), it is stopped: TargetError."""
+        `hang_s` of wall clock (default: the target's own limit), it is stopped: TargetError. An answer
+        `prefetch` got for this very problem, next in line, is served instead of asking again."""
+        body = None
+        if self._prefetched:
+            head = self._prefetched.popleft()
+            if head.problem is problem or head.body == (body := self._body(problem)):
+                return self._result(head.doc), head.cpu
+            self._prefetched.clear()  # the calls went another way: nothing prefetched is served any more
         self._alive()
         self._seq += 1
-        cpu0 = self.cpu_seconds()
-        request = self._request(problem)
+        cpu0 = self._cpu_mark
+        request = (self._request(body or self._body(problem), self._seq) + "\n").encode("utf-8", "surrogatepass")
         try:
             while True:
                 doc = self._answer(self._exchange(
@@ -273,14 +322,19 @@ class CommandTarget:
                 request = b""
                 if self.protocol == 1 or doc.get("id") == self._seq:
                     break
-                if isinstance(doc.get("id"), int) and not isinstance(doc["id"], bool) and doc["id"] < self._seq:
+                if _earlier(doc.get("id"), self._seq):
                     continue  # a late answer to an earlier request: never this one's
                 raise self._fail(f"answer id {doc.get('id')!r} to request {self._seq}", "cmd.malformed")
         except BaseException:
             self.close()  # interrupted mid-exchange (Ctrl-C, a timer): its pending answer must never be read
             raise
-        cpu = max(0.0, self.cpu_seconds() - cpu0)
+        return self._result(doc), max(0.0, self._cpu_mark - cpu0)
+
+    def _result(self, doc: dict[str, Any]) -> Assignment:
+        """The assignment an answer carries, or the TargetError it amounts to."""
         self.adapted = str(doc.get("adapted", ""))[:500]
+        if self.protocol == 2 and doc.get("batch") is True:
+            self.batches = True
         if "error" in doc:
             exception, frame = doc.get("exception"), doc.get("frame")
             cause = f"{exception}@{frame}" if exception and frame else str(exception or "cmd.error")
@@ -290,9 +344,59 @@ class CommandTarget:
             raise TargetError(f"malformed answer: expected {{\"format\": {self.protocol}, \"assignment\": ...}}, "
                               f"got {json.dumps(doc)[:200]}", "cmd.malformed")
         try:
-            return assignment_from_json({"format": 1, "assignment": doc["assignment"]}), cpu
+            return assignment_from_json({"format": 1, "assignment": doc["assignment"]})
         except FormatError as e:
             raise TargetError(f"malformed answer: {e}", "cmd.malformed") from None
+
+    def prefetch(self, problems: Sequence[AnyProblem], *, cpu_budget_s: float | None = None,
+                 hang_s: float | None = None) -> None:
+        """Ask for the answers to `problems` in one batch request, for the calls that ask for them next, in this
+        order (`assign_metered` serves them; an error answer is that call's). Only a program that said it takes
+        batches gets one. A batch that dies, hangs, breaks the protocol or spends more CPU than one call's
+        budget is dropped, and its problems are asked again one by one, where the failure is met and judged;
+        after a hang, a protocol break or a batch over budget the program gets no batch again."""
+        self._prefetched.clear()
+        if self.protocol != 2 or not (self.batches and self.batching) or len(problems) < 2:
+            return
+        self._alive()
+        bodies: dict[int, str] = {}
+        for p in problems:
+            if id(p) not in bodies:
+                bodies[id(p)] = self._body(p)
+        first, self._seq = self._seq + 1, self._seq + len(problems)
+        line = ('{"format":2,"batch":[' + ",".join(self._request(bodies[id(p)], first + k)
+                                                   for k, p in enumerate(problems)) + "]}\n")
+        request = line.encode("utf-8", "surrogatepass")
+        cpu0 = self._cpu_mark
+        limit = None if cpu_budget_s is None else cpu0 + cpu_budget_s * len(problems)
+        answers: dict[int, dict[str, Any]] = {}
+        try:
+            while len(answers) < len(problems):
+                doc = self._answer(self._exchange(request, hang_s or self.hang_s, limit))
+                request = b""
+                rid = doc.get("id")
+                if _earlier(rid, first):
+                    continue  # a late answer to a request before this batch
+                if type(rid) is not int or rid > self._seq or rid in answers:
+                    raise self._fail(f"answer id {rid!r} to a batch of requests {first}-{self._seq}", "cmd.malformed")
+                answers[rid] = doc
+        except TargetError as e:  # the process is gone: each call asks again, alone
+            if e.cause in ("cmd.hang", "cmd.timeout", "cmd.malformed"):
+                self.batching = False
+            return
+        except BaseException:
+            self.close()
+            raise
+        cpu = max(0.0, self._cpu_mark - cpu0)
+        if cpu_budget_s is not None and cpu > cpu_budget_s:
+            self.batching = False  # which call spent it is unknown: each is asked again, and metered, alone
+            return
+        self._prefetched.extend(_Prefetched(p, bodies[id(p)], answers[first + k], cpu / len(problems))
+                                for k, p in enumerate(problems))
+
+
+def _earlier(request_id: Any, than: int) -> bool:
+    return type(request_id) is int and request_id < than
 
 
 def load(command: str) -> CommandTarget:
