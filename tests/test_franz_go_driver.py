@@ -105,3 +105,11 @@ def test_bench_times_balance_and_returns_the_plan_it_timed(balancers, tmp_path):
     assert all(ms >= 0 for ms in result["cpu_ms"] + result["wall_ms"])
     out = Assignment.of(result["assignment"])
     assert check_assignment(problem, out).ok and sorted(out.counts().values()) == [4, 4, 4, 5]
+
+
+def test_the_driver_is_gofmt_and_go_vet_clean(driver):
+    source = franz_go.ROOT / "examples" / "franz-go"
+    unformatted = subprocess.run(["gofmt", "-l", "."], cwd=source, capture_output=True, text=True, check=True)
+    assert unformatted.stdout == ""
+    vet = subprocess.run(["go", "vet", "."], cwd=source, capture_output=True, text=True)
+    assert vet.returncode == 0, vet.stderr
