@@ -39,8 +39,8 @@ def build() -> Path:
     """Build the driver if its sources changed (`make franz-go`: the one build rule) and return its path."""
     done = subprocess.run(["make", "-s", "franz-go"], cwd=ROOT, capture_output=True, text=True)
     if done.returncode != 0:
-        lines = (done.stdout + done.stderr).strip().splitlines() or ["make franz-go failed"]
-        raise DriverMissing(lines[-1])
+        said = [line for line in (done.stdout + done.stderr).splitlines() if line and not line.startswith("make")]
+        raise DriverMissing(said[0] if said else "make franz-go failed")
     return ROOT / DRIVER
 
 

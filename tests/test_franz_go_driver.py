@@ -113,3 +113,17 @@ def test_the_driver_is_gofmt_and_go_vet_clean(driver):
     assert unformatted.stdout == ""
     vet = subprocess.run(["go", "vet", "."], cwd=source, capture_output=True, text=True)
     assert vet.returncode == 0, vet.stderr
+
+
+def test_without_go_the_build_stops_with_one_line(tmp_path):
+    import shutil
+
+    shutil.copy(franz_go.ROOT / "Makefile", tmp_path)
+    shutil.copytree(franz_go.ROOT / "examples" / "franz-go", tmp_path / "examples" / "franz-go")
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "make").symlink_to(shutil.which("make"))  # a PATH with make and no go
+    done = subprocess.run(["make", "-s", "franz-go"], cwd=tmp_path, capture_output=True, text=True,
+                          env={"PATH": str(tmp_path / "bin"), "HOME": str(tmp_path)})
+    assert done.returncode != 0 and not (tmp_path / franz_go.DRIVER).exists()
+    assert done.stdout.strip() == ("assigncheck's franz-go target needs Go 1.26 or later (https://go.dev/dl/): "
+                                   "install go")
