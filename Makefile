@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: gate test test-slow bench fuzz lint clean java-check browser
+.PHONY: gate test test-slow bench fuzz lint clean java-check browser franz-go
 
 JARS := $(VENV)/.kafka-jars
 
@@ -19,6 +19,18 @@ $(STAMP): pyproject.toml constraints.txt
 $(JARS): $(STAMP) impl/targets/maven.py
 	$(BIN)/python -m assigncheck.impl.targets.maven
 	@touch $(JARS)
+
+# franz-go's balancers as a cmd2: target (examples/franz-go/: our driver, franz-go pinned in its go.mod and go.sum),
+# built to one path in every clone: the franz-go findings name it, the tests replay them, the benchmarks time it.
+FRANZ_GO := $(VENV)/bin/franz-go-driver
+
+$(FRANZ_GO): examples/franz-go/go.mod examples/franz-go/go.sum $(wildcard examples/franz-go/*.go)
+	@command -v go >/dev/null 2>&1 || \
+	  { echo "assigncheck's franz-go target needs Go 1.26 or later (https://go.dev/dl/): install go"; exit 1; }
+	@mkdir -p $(@D)
+	cd examples/franz-go && go build -trimpath -buildvcs=false -o $(abspath $@) .
+
+franz-go: $(FRANZ_GO)
 
 java-check:
 	@command -v java >/dev/null 2>&1 && command -v javac >/dev/null 2>&1 || \
@@ -37,15 +49,15 @@ browser:
 gate: java-check $(JARS)
 	$(BIN)/assigncheck gate --profile quick --report-dir reports
 
-test: java-check browser $(JARS)
+test: java-check browser $(JARS) $(FRANZ_GO)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q -m "not slow"
 
-test-slow: java-check $(JARS)
+test-slow: java-check $(JARS) $(FRANZ_GO)
 	$(BIN)/python -m pytest -q -m slow
 
-bench: java-check $(JARS)
+bench: java-check $(JARS) $(FRANZ_GO)
 	$(BIN)/python -m benchmarks
 
 fuzz: $(STAMP)
