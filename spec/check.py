@@ -393,8 +393,8 @@ def run_assignor(assignor: Assignor, problem: Problem | StreamsProblem, budget_s
 
 def run_timed(assignor: Assignor, problem: Problem | StreamsProblem, budget_s: float | None,
               hang_s: float | None = None) -> tuple[Assignment, float]:
-    """`run_assignor`, and the CPU seconds the call took (the calling thread's, or a `cmd:`/`java:` target's
-    process tree's; 0 without a budget)."""
+    """`run_assignor`, and the CPU seconds the call took: the calling thread's (0 without a budget), or a
+    `cmd:`/`java:` target's process tree's."""
     name = getattr(assignor, "name", type(assignor).__name__)
     out, cpu = _call(assignor, problem, budget_s, hang_s)
     if budget_s is not None and cpu > budget_s:
