@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from assigncheck.ci.context import Context, stop_if_interrupted
+from assigncheck.ci.context import HANGS_IN_A_ROW, Context, stop_if_interrupted
 from assigncheck.ci.results import StageResult, Work
 from assigncheck.spec.errors import FormatError, InputError, TargetFailure
 from assigncheck.spec.model import AnyProblem, Assignment, StreamsProblem
@@ -80,6 +80,7 @@ class Pair:
         self.procs = [in_own_process(ref, {processes.env: v}, f"{name} ({processes.env}={v})")
                       for v in processes.values]
         self._warm = False
+        self.hangs = 0  # calls in a row that hit the hang limit (a circuit breaker's count)
 
     def start(self) -> None:
         """Start both now: they load the target while the stage goes on."""
@@ -121,9 +122,11 @@ class Pair:
         from assigncheck.spec.check import _Failed, run_assignor
 
         try:
-            return run_assignor(self.procs[k], problem, budget_s, hang_s)
+            out: Assignment | Violation = run_assignor(self.procs[k], problem, budget_s, hang_s)
         except _Failed as f:
-            return f.violation
+            out = f.violation
+        self.hangs = self.hangs + 1 if isinstance(out, Violation) and out.cause in ("hang", "cmd.hang") else 0
+        return out
 
     def compare(self, problem: AnyProblem, budget_s: float, hang_s: float | None = None) -> list[Violation]:
         """H8 across the two processes on `problem` (as the target meets it: `spec.check.protocol_form`)."""
@@ -205,16 +208,14 @@ class Sample:
         collector = Collector(self.ctx.profile.max_candidates)
         deadline, compared = time.monotonic() + self.seconds, 0
         try:
-            for at in range(0, len(self.problems), CHUNK):
-                chunk = self.problems[at:at + CHUNK]
-                self.pair.prefetch(chunk, budget)
-                for problem in chunk:
-                    stop_if_interrupted()
-                    if time.monotonic() > deadline:
-                        break
-                    collector.offer(problem, self.pair.compare(problem, budget), self.ctx.seed,
-                                    f"{stage} sample, {label}")
-                    compared += 1
+            for at, problem in enumerate(self.problems):
+                stop_if_interrupted()
+                if time.monotonic() > deadline or self.pair.hangs >= HANGS_IN_A_ROW:
+                    break
+                if at % CHUNK == 0:
+                    self.pair.prefetch(self.problems[at:at + CHUNK], budget)
+                collector.offer(problem, self.pair.compare(problem, budget), self.ctx.seed, f"{stage} sample, {label}")
+                compared += 1
         except NotCompared as e:
             result.notes.append(f"{label}: not checked: {e}")
             return
@@ -222,6 +223,9 @@ class Sample:
         result.findings += settle(stage, self.target, collector.candidates(), self.ctx,
                                   check_fn=lambda p, cand: pair.compare(p, budget),
                                   extra={"processes": self.processes.to_json()})
+        if self.pair.hangs >= HANGS_IN_A_ROW:
+            result.notes.append(f"{label}: circuit breaker: the target hung {HANGS_IN_A_ROW} times in a row; "
+                                "stopped sending")
         work = Work(compared, min(self.size, self.seen), "problems")
         result.stats["h8_processes"] = f"{work} ({self.processes})"
         if work.short:

@@ -145,6 +145,27 @@ def test_everything_a_target_started_dies_with_it(tmp_path):
         pytest.fail("the target's own child survived close()")
 
 
+def test_a_program_under_a_worker_process_dies_with_the_worker(tmp_path):
+    from assigncheck.impl.targets.worker import in_own_process
+    from assigncheck.spec.reproducer import TargetRef
+
+    pid_file = tmp_path / "pid"
+    worker = in_own_process(TargetRef(f"cmd:{sys.executable} {MISBEHAVING} grandchild {pid_file}"), {"X": "1"})
+    assert worker.assign(P).count("a") == 2
+    grandchild = int(pid_file.read_text())
+    os.kill(grandchild, 0)  # alive while the worker is
+    worker.close()  # as on a hang: the worker's tree is killed, its cmd: program and that one's child with it
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.kill(grandchild, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail("the program's own child survived its worker")
+
+
 def test_a_100_mb_answer_is_read_in_linear_time_and_a_bigger_one_is_cut_off(monkeypatch):
     target = _target("huge", "100")
     started = time.monotonic()

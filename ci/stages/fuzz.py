@@ -22,7 +22,7 @@ VECTORS = Path("tests/vectors")
 # Wall-clock seconds for a target that is not a built-in, whose execs cost more: a round trip to its program
 # (`cmd:`, `java:`), or atheris' instrumentation of its module (a Python object). It does the same nominal work,
 # given the time that takes; a built-in gets the profile's `fuzz_s`.
-OUTSIDE_S = {"quick": 30.0, "full": 600.0}
+OUTSIDE_S = {"quick": 60.0, "full": 600.0}
 
 
 def run(target: Assignor, ctx: Context) -> StageResult:

@@ -80,6 +80,19 @@ def _proc_cpu(pid: int) -> float:
     return total
 
 
+def _tree(pid: int) -> list[int]:
+    """A process and its live descendants (from /proc), descendants first."""
+    found: list[int] = []
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
+                for child in f.read().split():
+                    found += _tree(int(child))
+    except OSError:
+        pass
+    return [*found, pid]
+
+
 class _Prefetched(NamedTuple):
     """One answer of a batch, waiting for the call that asks for its problem."""
 
@@ -90,6 +103,10 @@ class _Prefetched(NamedTuple):
 
 
 class CommandTarget:
+    # The program starts in a session of its own, so that everything it starts dies with it. A worker process
+    # (`impl.targets.worker`) keeps its target's program in its own group instead: killing the worker kills it.
+    own_session = True
+
     def __init__(self, command: str | list[str], *, protocol: int = 1, hang_s: float = HANG_S,
                  promises: Promises | None = None, name: str | None = None, timeout_s: float | None = None,
                  env: Mapping[str, str] | None = None) -> None:
@@ -135,7 +152,7 @@ class CommandTarget:
         self.close()
         try:
             self._proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                          stderr=subprocess.PIPE, bufsize=0, start_new_session=True,
+                                          stderr=subprocess.PIPE, bufsize=0, start_new_session=self.own_session,
                                           env={**os.environ, **self.env} if self.env else None)
         except OSError as e:
             raise TargetUnavailable("--target", f"cannot start {self.argv[0]!r}: {e.strerror or e}") from None
@@ -149,7 +166,7 @@ class CommandTarget:
         return self._proc
 
     def close(self) -> None:
-        """Kill the process and everything it started (its session's process group)."""
+        """Kill the process and everything it started (its session's process group, or its process tree)."""
         proc, self._proc = self._proc, None
         self._prefetched.clear()
         if self._selector is not None:
@@ -157,10 +174,11 @@ class CommandTarget:
             self._selector = None
         if proc is None:
             return
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        for pid in [-proc.pid] if self.own_session else _tree(proc.pid):
+            try:
+                os.kill(pid, signal.SIGKILL)  # a negative pid: the whole process group
+            except (ProcessLookupError, PermissionError):
+                pass
         proc.wait()
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             if stream:

@@ -50,6 +50,7 @@ def main(argv: list[str]) -> int:
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # the target's own prints never pass for answers
     sys.stdout = sys.stderr
+    CommandTarget.own_session = False  # a cmd:/java: program dies with this worker, whoever kills it
     target = load(TargetRef.parse(argv[0]))
     for line in sys.stdin:
         request = parse_json(line, "request")
