@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import benchmarks
-from assigncheck.spec.json_format import write_atomic
+from assigncheck.formats.documents import write_atomic
 
 
 def main() -> int:

@@ -5,7 +5,7 @@ Each problem is written once as a JSON file; both sides read that file. franz-go
 leader does and times `Balance`: warm-up leader steps, then timed calls, each on member metadata encoded anew and
 run through `MemberBalancer` outside the timed region, after a full collection; CPU is the process's (Go's
 collector marks on other threads), wall the call's. Ours: warm-up calls, then what is loaded is frozen for the
-collector (`spec.heap.freeze_loaded`, as the gate's stages do), then timed calls, each on a `Problem` freshly
+collector (`run.gc.freeze_loaded`, as the gate's stages do), then timed calls, each on a `Problem` freshly
 loaded from the file (no derived data shared with an earlier call), after a collection; CPU is the calling
 thread's. The same number of warm-ups and timed calls on both sides; the figures are the minimum and median.
 
@@ -33,10 +33,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from assigncheck.formats.documents import assignment_from_json, dumps, load_problem, problem_to_json, write_atomic
 from assigncheck.impl import registry
+from assigncheck.run.gc import freeze_loaded
 from assigncheck.spec.check import check_assignment
-from assigncheck.spec.heap import freeze_loaded
-from assigncheck.spec.json_format import assignment_from_json, dumps, load_problem, problem_to_json, write_atomic
 from assigncheck.spec.model import Assignment, Problem
 from assigncheck.spec.promises import Promises
 

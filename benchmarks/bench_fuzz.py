@@ -47,8 +47,8 @@ def small_inputs(count: int, seed: int = 1) -> list[bytes]:
 
 
 def run(quick: bool) -> list[dict]:
-    from assigncheck.fuzz.targets import load
-    from assigncheck.spec.heap import freeze_loaded
+    from assigncheck.fuzz.harness import load
+    from assigncheck.run.gc import freeze_loaded
 
     inputs = small_inputs(300 if quick else 2000)
     rows = []

@@ -29,11 +29,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from assigncheck.formats.documents import assignment_from_json, dumps, load_problem, problem_to_json, write_atomic
 from assigncheck.impl import registry
 from assigncheck.impl.targets import java_build
+from assigncheck.run.gc import freeze_loaded
 from assigncheck.spec import balance, oracle, stickiness
-from assigncheck.spec.heap import freeze_loaded
-from assigncheck.spec.json_format import assignment_from_json, dumps, load_problem, problem_to_json, write_atomic
 from assigncheck.spec.model import Assignment, Problem
 from assigncheck.spec.rounds import next_round
 
@@ -101,7 +101,7 @@ def _time_ours(name: str, path: Path) -> tuple[list[float], Assignment]:
     while warm < 1 or (warm < WARM_MAX and time.monotonic() - start < WARM_S):
         assignor.assign(loaded.replace())
         warm += 1
-    freeze_loaded()  # as the gate's stages do (`spec.heap`); the JVM's young collections skip its old generation
+    freeze_loaded()  # as the gate's stages do (`run.gc`); the JVM's young collections skip its old generation
     times: list[float] = []
     start = time.monotonic()
     out = None

@@ -1,4 +1,4 @@
-"""Small problems (issue 17): one assign plus the full check (`spec.check.check_assignor`: H1-H8, the target's
+"""Small problems (issue 17): one assign plus the full check (`run.checks.check_assignor`: H1-H8, the target's
 promises with the oracle, determinism, order independence, fixpoint, exact, cooperative rounds) per CPU second,
 for every built-in consumer assignor, on the `small` campaign profile (<= 8 members, <= 32 partitions; junk
 claims, mixed generations, racks, static members, lag, cooperative groups). Goal: >= 2,000 per CPU second.
@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import time
 
+from assigncheck.generate.seeded import generate
 from assigncheck.impl import registry
-from assigncheck.spec.check import check_assignor
-from assigncheck.spec.generators import generate
-from assigncheck.spec.heap import freeze_loaded
+from assigncheck.run.checks import check_assignor
+from assigncheck.run.gc import freeze_loaded
 from benchmarks.harness import row
 
 TARGETS = ["range", "roundrobin", "sticky-constrained", "sticky-constrained-4phase", "sticky", "cooperative-sticky",

@@ -27,10 +27,10 @@ from functools import partial
 
 import numpy as np
 
+from assigncheck.formats.documents import problem_from_json, problem_to_json
+from assigncheck.formats.json_input import parse_json
 from assigncheck.impl.sticky import StickyAssignor
 from assigncheck.spec import balance, oracle, stickiness
-from assigncheck.spec.json_format import problem_from_json, problem_to_json
-from assigncheck.spec.json_input import parse_json
 from assigncheck.spec.model import Assignment, Member, Problem, index_array
 from benchmarks.frozen.sticky_5cfb106 import StickyAssignor as FrozenSticky
 from benchmarks.harness import best_time, row

@@ -32,14 +32,14 @@ CONTROLS = (
 
 
 def targets() -> list[Any]:
+    from assigncheck.formats.reproducer import TargetRef
     from assigncheck.impl.registry import get, load, names, probe
-    from assigncheck.spec.reproducer import TargetRef
 
     return [get(n) for n in names()] + [probe(load(TargetRef(spec, promises))) for spec, promises in CONTROLS]
 
 
 def one_run(report_dir: Path) -> dict[str, Any]:
-    from assigncheck.ci.gate import run_gate
+    from assigncheck.ci.pipeline import run_gate
 
     loads = [os.getloadavg()[0]]
     started = time.monotonic()

@@ -33,9 +33,9 @@ def targets() -> list[str]:
 
 def measure(spec: str) -> tuple[int, int, float, int]:
     """(execs done, nominal execs, seconds, execs per second) of the gate's fuzz stage on `spec`."""
-    from assigncheck.ci.gate import run_gate
-    from assigncheck.ci.targets import open_targets
-    from assigncheck.spec.reproducer import TargetRef
+    from assigncheck.ci.pipeline import run_gate
+    from assigncheck.ci.target_flags import open_targets
+    from assigncheck.formats.reproducer import TargetRef
 
     (target,) = open_targets([TargetRef(spec)])
     with tempfile.TemporaryDirectory() as d:

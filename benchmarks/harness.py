@@ -14,7 +14,7 @@ from dataclasses import replace
 from functools import partial
 from typing import Any
 
-from assigncheck.spec.heap import freeze_loaded
+from assigncheck.run.gc import freeze_loaded
 from assigncheck.spec.model import Problem, StreamsProblem
 
 
@@ -34,7 +34,7 @@ def fresh_call(fn: Callable[[], Any]) -> Callable[[], Any]:
 def best_time(fn: Callable[[], Any], repeat: int = 3) -> tuple[float, Any]:
     """Best CPU seconds (`time.process_time`: the machine is shared) over `repeat` calls, and the last result.
     Pass a `functools.partial` over the problem: each call then gets a fresh copy of it, made outside the
-    timed region (see `fresh_call`). What is loaded is frozen first, as in the gate's stages (`spec.heap`), so
+    timed region (see `fresh_call`). What is loaded is frozen first, as in the gate's stages (`run.gc`), so
     the collection before each call walks only what the benchmarks made."""
     freeze_loaded()
     best, result = float("inf"), None

@@ -18,8 +18,8 @@ from assigncheck.impl import sticky as general
 from assigncheck.impl.constrained import ConstrainedLayout
 from assigncheck.impl.cooperative import withhold
 from assigncheck.impl.flow import _banded, count_floor, rack_costs, solve_counts
-from assigncheck.impl.pairs import pair_table
 from assigncheck.impl.range import subscriber_positions
+from assigncheck.impl.sticky_pairs import pair_table
 from assigncheck.spec.model import Assignment, Problem, TopicTable
 from assigncheck.spec.ownership import valid_claims
 from benchmarks.bench_constrained import churn as leave_and_join

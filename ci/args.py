@@ -140,7 +140,7 @@ def distinct(items: Sequence[str] | None) -> list[str]:
 
 def output_dir(path: str | os.PathLike[str], flag: str) -> Path:
     """Check now that `path` is, or can be made, a directory we can write in (creating it)."""
-    from assigncheck.spec.json_format import check_writable
+    from assigncheck.formats.documents import check_writable
 
     try:
         return check_writable(path, directory=True)
@@ -150,7 +150,7 @@ def output_dir(path: str | os.PathLike[str], flag: str) -> Path:
 
 def output_file(path: str | os.PathLike[str], flag: str) -> Path:
     """Check now that `path` is a regular file or a new path in a folder we can write in."""
-    from assigncheck.spec.json_format import check_writable
+    from assigncheck.formats.documents import check_writable
 
     try:
         return check_writable(path)

@@ -3,8 +3,8 @@
 1. A stage offers each failing problem to a `Collector`, which keeps a few raw candidates per raw key
    (invariant and crash cause) and goes on: stages run to the end of their budget, whatever they find.
 2. `settle` minimizes each candidate while the same invariant (and crash cause) still breaks, never turning a
-   problem a real group can produce into one it cannot (`spec.signature.unreachable`), checks the minimized
-   problem again for its message, and keeps one reproducer per signature (`spec.signature.signature`). The
+   problem a real group can produce into one it cannot (`findings.signature.unreachable`), checks the minimized
+   problem again for its message, and keeps one reproducer per signature (`findings.signature.signature`). The
    file records the target reference (spec, promises, classpath), the seed and the CPU budget of the check.
 3. `confirm` replays every reproducer from the file alone, in a fresh process (`assigncheck replay FILE
    --json`): only a finding that breaks the same invariant there fails the gate. Findings on problems no real
@@ -27,13 +27,13 @@ from typing import Any
 
 from assigncheck.ci.context import Context, stop_if_interrupted
 from assigncheck.ci.results import Finding
-from assigncheck.spec.check import hang_limit
+from assigncheck.findings.signature import keeps_its_shape, raw_key, signature, signature_id, telling, unreachable
+from assigncheck.formats.documents import load_problem, problem_to_json
+from assigncheck.formats.reproducer import Record, record_of, save
+from assigncheck.run.calls import hang_limit
 from assigncheck.spec.groups import coordinator_form
-from assigncheck.spec.json_format import load_problem, problem_to_json
 from assigncheck.spec.model import AnyProblem, Problem
 from assigncheck.spec.promises import Assignor
-from assigncheck.spec.reproducer import Record, record_of, save
-from assigncheck.spec.signature import keeps_its_shape, raw_key, signature, signature_id, telling, unreachable
 from assigncheck.spec.violations import Violation
 
 PER_KEY = 3  # raw candidates kept per raw key: other shapes of the same invariant may be other bugs
@@ -80,7 +80,7 @@ def _same(a: Violation, b: Violation) -> bool:
 
 def check(target: Assignor, problem: AnyProblem, seed: int, budget_s: float, hang_s: float | None = None
           ) -> list[Violation]:
-    from assigncheck.spec.check import check_assignor
+    from assigncheck.run.checks import check_assignor
 
     stop_if_interrupted()  # minimization calls this in a loop
 
@@ -114,7 +114,7 @@ def settle(stage: str, target: Assignor, candidates: Sequence[Candidate], ctx: C
     """Minimize each candidate, one reproducer per signature (see the module doc); status "unconfirmed"
     until `confirm` has replayed it. `check_fn` judges a problem instead of `check`; `extra` goes into each
     reproducer's record (what replay needs besides the target, such as H8's two processes)."""
-    from assigncheck.spec.minimize import minimize
+    from assigncheck.findings.minimize import minimize
 
     def judge(problem: AnyProblem, cand: Candidate) -> list[Violation]:
         if check_fn is not None:
@@ -265,8 +265,8 @@ def confirm(findings: Sequence[Finding], target_of: Callable[[Finding], Assignor
         if target is not None and not loadable(target):
             assert record is not None
             budget = record.budget_s or ctx.profile.budget_s
-            if "scale" in record.extra:  # a timing finding: timed again (spec.scale)
-                from assigncheck.spec.scale import retime
+            if "scale" in record.extra:  # a timing finding: timed again (run.scale)
+                from assigncheck.run.scale import retime
 
                 matching = retime(target, problem, record.extra["scale"], budget, record.hang_s)[0]
             else:

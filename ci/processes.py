@@ -21,10 +21,10 @@ from typing import Any
 
 from assigncheck.ci.context import HANGS_IN_A_ROW, Context, stop_if_interrupted
 from assigncheck.ci.results import StageResult, Work
+from assigncheck.formats.reproducer import TargetRef
 from assigncheck.spec.errors import FormatError, InputError, TargetFailure
 from assigncheck.spec.model import AnyProblem, Assignment, StreamsProblem
 from assigncheck.spec.promises import Assignor
-from assigncheck.spec.reproducer import TargetRef
 from assigncheck.spec.violations import Violation
 
 ENV = "PYTHONHASHSEED"
@@ -94,7 +94,7 @@ class Pair:
     def prefetch(self, problems: list[AnyProblem], budget_s: float) -> None:
         """Ask each process for all of `problems` in one round trip (`CommandTarget.prefetch`): the next
         `compare` calls, on these problems in this order, are then answered at once."""
-        from assigncheck.spec.check import hang_limit
+        from assigncheck.run.calls import hang_limit
 
         if problems:
             self._warmed(problems[0])
@@ -119,17 +119,18 @@ class Pair:
         self._warm = True
 
     def _run(self, k: int, problem: AnyProblem, budget_s: float, hang_s: float | None) -> Assignment | Violation:
-        from assigncheck.spec.check import _Failed, run_assignor
+        from assigncheck.run.calls import run_assignor
+        from assigncheck.spec.errors import AssignorFailed
 
         try:
             out: Assignment | Violation = run_assignor(self.procs[k], problem, budget_s, hang_s)
-        except _Failed as f:
+        except AssignorFailed as f:
             out = f.violation
         self.hangs = self.hangs + 1 if isinstance(out, Violation) and out.cause in ("hang", "cmd.hang") else 0
         return out
 
     def compare(self, problem: AnyProblem, budget_s: float, hang_s: float | None = None) -> list[Violation]:
-        """H8 across the two processes on `problem` (as the target meets it: `spec.check.protocol_form`)."""
+        """H8 across the two processes on `problem` (as the target meets it: `spec.groups.protocol_form`)."""
         from assigncheck.spec.check import differing_members
         from assigncheck.spec.invariants import CAP, and_more
 
@@ -180,7 +181,7 @@ class Sample:
         self.pair.start()
 
     def offer(self, problem: AnyProblem) -> None:
-        from assigncheck.spec.check import protocol_form
+        from assigncheck.spec.groups import protocol_form
 
         problem = protocol_form(problem, self.target.promises)
         self.seen += 1

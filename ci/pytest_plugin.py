@@ -3,7 +3,7 @@
     def test_my_assignor_meets_the_spec(assigncheck):
         assigncheck.check(MyAssignor(), promises="balance=perfect,fixpoint")
 
-    from assigncheck.spec import strategies   # the spec's hypothesis strategies, for your own properties
+    from assigncheck.generate import strategies   # the spec's hypothesis strategies, for your own properties
 
     @given(strategies.problems(equal_subscriptions=True))
     def test_my_property(problem): ...
@@ -35,7 +35,7 @@ class AssignCheck:
 
     @property
     def strategies(self) -> Any:
-        from assigncheck.spec import strategies
+        from assigncheck.generate import strategies
 
         return strategies
 
@@ -46,12 +46,12 @@ class AssignCheck:
               seed: int = 0, classpath: str | Sequence[str] = (), config: Mapping[str, str] | None = None) -> Any:
         """Run the stages on `assignor` (an object, or a target spec such as "java:CLASS", which also takes a
         `classpath`, as one os.pathsep-separated string or a list, and a `config` mapping)."""
-        from assigncheck.ci.gate import run_gate
+        from assigncheck.ci.pipeline import run_gate
+        from assigncheck.formats.documents import load_problem, problem_to_json
+        from assigncheck.formats.reproducer import TargetRef
         from assigncheck.impl.registry import Declared, load, probe
         from assigncheck.spec.errors import InputError
-        from assigncheck.spec.json_format import load_problem, problem_to_json
         from assigncheck.spec.promises import Promises
-        from assigncheck.spec.reproducer import TargetRef
 
         if isinstance(assignor, str):  # a target spec: loaded as the command line loads it
             jars = tuple(classpath.split(os.pathsep) if isinstance(classpath, str) else classpath)

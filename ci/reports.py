@@ -13,7 +13,7 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 from assigncheck.ci.results import STATUSES, Finding, GateResult, StageResult
-from assigncheck.spec.json_format import write_atomic
+from assigncheck.formats.documents import write_atomic
 
 
 def write_all(result: GateResult, report_dir: str | Path, rows: Sequence[dict[str, Any]] = ()) -> dict[str, Path]:

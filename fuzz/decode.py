@@ -29,6 +29,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from assigncheck.generate.scenario import (
+    AddPartitions,
+    DeleteTopic,
+    Join,
+    Leave,
+    RejoinStale,
+    Scenario,
+    Step,
+    Subscribe,
+)
 from assigncheck.spec.model import (
     INT32_MAX,
     INT32_MIN,
@@ -43,7 +53,6 @@ from assigncheck.spec.model import (
     iter_pairs,
     partitions_of,
 )
-from assigncheck.spec.scenario import AddPartitions, DeleteTopic, Join, Leave, RejoinStale, Scenario, Step, Subscribe
 
 UNKNOWN_TOPIC = "zz"
 RACKS = ("r0", "r1", "r2", "r3")

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from .triage import slug
+from assigncheck.fuzz.triage import slug
 
 STATUS = re.compile(r"^#(\d+)\s+\w+\s+cov: (\d+).*?exec/s: (\d+)")
 FINDING = re.compile(r"^FINDING (new|known) (\S+) (.+)$")
@@ -152,8 +152,8 @@ def fuzz_target(target: str, *, seconds: float, jobs: int, out: Path, seed: int,
     """Fuzz one target with `jobs` processes for `seconds` (and at most `runs` inputs each); findings land in
     `out` as they are found. With `stop_on_finding` the jobs are stopped once the first reproducer is written
     (and minimized)."""
-    from .runner import build_seeds
-    from .targets import kind_of
+    from assigncheck.fuzz.harness import kind_of
+    from assigncheck.fuzz.runner import build_seeds
 
     kind = kind_of(target)
     seeds = out / "seeds" / kind

@@ -19,18 +19,17 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from assigncheck.spec.heap import freeze_loaded
+from assigncheck.run.gc import freeze_loaded
 
 DICTIONARY = Path(__file__).with_name("dictionary.txt")
 
 
 def build_seeds(vectors: Path, seed_dir: Path, kind: str) -> int:
     """Encode every regression vector of this kind into `seed_dir` (one file per vector); the count written."""
+    from assigncheck.formats.documents import load_problem
+    from assigncheck.fuzz.decode import encode
     from assigncheck.spec.errors import InputError
-    from assigncheck.spec.json_format import load_problem
     from assigncheck.spec.model import StreamsProblem
-
-    from .decode import encode
 
     seed_dir.mkdir(parents=True, exist_ok=True)
     written = 0
@@ -55,7 +54,7 @@ class Job:
     PER_KEY = 4
 
     def __init__(self, target: str, out: Path, *, seed: int, budget_s: float, minimize_s: float) -> None:
-        from .targets import AssignorTarget, load
+        from assigncheck.fuzz.harness import AssignorTarget, load
 
         self.target = load(target) if target.startswith("codec:") else load(target, budget_s=budget_s, seed=seed)
         self.out = out
@@ -67,10 +66,9 @@ class Job:
             print(f"PROMISES {self.target.assignor.promises.to_text()}", file=sys.stderr, flush=True)
 
     def __call__(self, data: bytes) -> None:
-        from assigncheck.spec.signature import raw_key, telling
-
-        from .targets import AssignorTarget
-        from .triage import record, record_codec
+        from assigncheck.findings.signature import raw_key, telling
+        from assigncheck.fuzz.harness import AssignorTarget
+        from assigncheck.fuzz.triage import record, record_codec
 
         if isinstance(self.target, AssignorTarget):
             for finding in self.target.run(data):
@@ -92,8 +90,8 @@ class Job:
 
 def load_problem_quietly(path: Path) -> object:
     """The problem of a reproducer another job may be replacing: None when it is gone or half there."""
+    from assigncheck.formats.documents import load_problem
     from assigncheck.spec.errors import InputError
-    from assigncheck.spec.json_format import load_problem
 
     try:
         return load_problem(path)
@@ -141,16 +139,16 @@ def atheris_engine(args: argparse.Namespace) -> None:
     # Import the checker and the decoder before instrumenting: coverage feedback comes from the code under
     # test (the assignor, or the wire codec), and uninstrumented harness code runs several times faster.
     import assigncheck.fuzz.decode  # noqa: F401
+    import assigncheck.generate.scenario  # noqa: F401
     import assigncheck.impl.min_cost_flow  # noqa: F401 - numba compiles Python bytecode: never instrumented bytecode
     import assigncheck.impl.registry  # noqa: F401
     import assigncheck.impl.sticky_kernel  # noqa: F401 - compiled too, like min_cost_flow
     import assigncheck.impl.targets.command  # noqa: F401 - the harness of cmd:/java: targets, not code under test
     import assigncheck.impl.targets.java  # noqa: F401
-    import assigncheck.spec.check  # noqa: F401
-    import assigncheck.spec.scenario  # noqa: F401
-    from assigncheck.spec.check import hang_limit
+    import assigncheck.run.checks  # noqa: F401
+    from assigncheck.run.calls import hang_limit
 
-    with atheris.instrument_imports(include=["assigncheck.impl", "assigncheck.spec.codec",
+    with atheris.instrument_imports(include=["assigncheck.impl", "assigncheck.formats.wire",
                                              *_outside_modules(args.target)]):
         job = Job(args.target, args.out, seed=args.seed, budget_s=args.budget, minimize_s=args.minimize_seconds)
     freeze_loaded()
@@ -167,7 +165,7 @@ def atheris_engine(args: argparse.Namespace) -> None:
 
 def _outside_modules(target: str) -> list[str]:
     """The module of a `pkg.mod:Obj` target, so an outside assignor's branches guide the fuzzer too."""
-    from assigncheck.spec.reproducer import TargetRef
+    from assigncheck.formats.reproducer import TargetRef
 
     spec = target if target.startswith("codec:") else TargetRef.parse(target).spec
     module, sep, _ = spec.partition(":")

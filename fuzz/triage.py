@@ -1,6 +1,6 @@
 """Findings -> deduplicated, minimized reproducers on disk.
 
-A reproducer is a problem JSON file whose `finding` record (`spec.reproducer`) names the target reference (spec
+A reproducer is a problem JSON file whose `finding` record (`formats.reproducer`) names the target reference (spec
 and declared promises), the invariant, the crash cause, the signature, the check's seed and CPU budget and the
 input bytes (base64), so `assigncheck replay FILE` replays it alone. Its file name is
 `<invariant>-<target>-<signature id>.json`: a finding whose file already exists is a duplicate. The unminimized
@@ -18,17 +18,16 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from assigncheck.spec.check import hang_limit
+from assigncheck.findings.minimize import minimize
+from assigncheck.findings.signature import keeps_its_shape, signature_id
+from assigncheck.formats.documents import dumps, load_json, problem_to_json, write_atomic
+from assigncheck.formats.reproducer import Record, save
+from assigncheck.fuzz.harness import AssignorTarget, Finding
+from assigncheck.run.calls import hang_limit
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.groups import coordinator_form
-from assigncheck.spec.json_format import dumps, load_json, problem_to_json, write_atomic
-from assigncheck.spec.minimize import minimize
 from assigncheck.spec.model import Problem
-from assigncheck.spec.reproducer import Record, save
-from assigncheck.spec.signature import keeps_its_shape, signature_id
 from assigncheck.spec.violations import Violation
-
-from .targets import AssignorTarget, Finding
 
 NOT_MINIMIZED = ("hang", "cmd.hang")  # each try would wait out the hang limit
 

@@ -3,7 +3,7 @@
 Everything is array arithmetic over "global partition ids": topics in name order, `g = offset[t] + i`,
 so `(topic, index)` order is plain integer order. A member's valid claims become one run of a sorted
 array (its *keep order*); phase 1 keeps a prefix of each run, phase 2 deals the rest round-robin.
-`ConstrainedLayout` and the helpers are shared with the four-phase variant (`impl/constrained4.py`).
+`ConstrainedLayout` and the helpers are shared with the four-phase variant (`impl/constrained_kip615.py`).
 """
 
 from __future__ import annotations
@@ -12,15 +12,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from assigncheck.impl import flow  # noqa: F401 - loads the compiled flow solver now, never inside a timed call (`general_sticky`)
+from assigncheck.impl.constrained_small import SmallLayout, place_two_phase
+from assigncheck.impl.problem_kind import require_problem
 from assigncheck.spec.model import AnyProblem, Assignment, Problem, TopicTable
 from assigncheck.spec.ownership import valid_claims, valid_owned
 from assigncheck.spec.promises import Promises
 from assigncheck.spec.racks import rack_aware
-from assigncheck.spec.small_views import is_small
-
-from . import flow  # noqa: F401 - loads the compiled flow solver now, never inside a timed call (`general_sticky`)
-from .constrained_small import SmallLayout, place_two_phase
-from .require import require_problem
+from assigncheck.spec.small.views import is_small
 
 CONSTRAINED_PROMISES = Promises(
     balance="perfect", stickiness="max_retained", fixpoint=True, per_topic_spread=True, racks=True,

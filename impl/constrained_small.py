@@ -1,5 +1,5 @@
-"""Both constrained variants in plain Python for small problems (`spec.small_views.is_small`): the same layout, keep
-order, quotas and deals as `impl/constrained.py` and `impl/constrained4.py`, step for step, on lists instead of
+"""Both constrained variants in plain Python for small problems (`spec.small.views.is_small`): the same layout, keep
+order, quotas and deals as `impl/constrained.py` and `impl/constrained_kip615.py`, step for step, on lists instead of
 arrays (a numpy call costs more than a small group's whole placement). `tests/test_impl_small_paths.py` holds
 every output equal to the vectorized one; the Z3 conformance tests replay the models on this path.
 """

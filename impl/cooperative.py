@@ -13,15 +13,14 @@ from functools import cached_property
 
 import numpy as np
 
+from assigncheck.impl import registry
+from assigncheck.impl.constrained import CONSTRAINED_PROMISES
+from assigncheck.impl.problem_kind import require_problem
 from assigncheck.spec.model import AnyProblem, Assignment, Problem, TopicTable, partitions_of
 from assigncheck.spec.ownership import all_claims_valid, existing_claims, valid_claims
 from assigncheck.spec.partition_rows import assigned_rows, layout
 from assigncheck.spec.promises import Assignor, Promises
-from assigncheck.spec.small_views import is_small, output_is_small, problem_view
-
-from . import registry
-from .constrained import CONSTRAINED_PROMISES
-from .require import require_problem
+from assigncheck.spec.small.views import is_small, output_is_small, problem_view
 
 
 def _contains(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
@@ -87,7 +86,7 @@ def _withhold_rows(problem: Problem, eager: Assignment) -> Assignment:
 
 
 def _withhold_small(problem: Problem, eager: Assignment) -> Assignment:
-    """`withhold` on the plain-Python views of a small problem (`spec.small_views`): the same partitions dropped;
+    """`withhold` on the plain-Python views of a small problem (`spec.small.views`): the same partitions dropped;
     a member that loses none keeps its very set (the wrapped assignors' sets are sorted: no re-sorting)."""
     pv = problem_view(problem)
     claimants, claims, valid, claimed = pv.claimants, pv.claims, pv.valid_keys, pv.claimed_topics

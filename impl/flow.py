@@ -47,7 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 from ortools.graph.python import max_flow, min_cost_flow
 
-from .min_cost_flow import banded_flow, count_floor, rack_costs, solved
+from assigncheck.impl.min_cost_flow import banded_flow, count_floor, rack_costs, solved
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .flow import _banded, _convex, _min_max_count, rack_costs
+from assigncheck.impl.flow import _banded, _convex, _min_max_count, rack_costs
 
 GALE_TOPICS = 6
 

@@ -19,12 +19,11 @@ from operator import attrgetter
 
 import numpy as np
 
+from assigncheck.impl.problem_kind import require_problem
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.model import AnyProblem, Assignment, Problem, TopicTable
 from assigncheck.spec.promises import Promises
-from assigncheck.spec.small_views import is_small
-
-from .require import require_problem
+from assigncheck.spec.small.views import is_small
 
 _NUMPY_LAP = 32  # below this many subscribers a Python sort per lap beats numpy's call overhead
 

@@ -12,11 +12,10 @@ from operator import attrgetter
 
 import numpy as np
 
+from assigncheck.impl.problem_kind import require_problem
 from assigncheck.spec.model import AnyProblem, Assignment, Member, Problem, TopicTable, ranges
 from assigncheck.spec.promises import Promises
-from assigncheck.spec.small_views import is_small
-
-from .require import require_problem
+from assigncheck.spec.small.views import is_small
 
 _INSTANCE_ID, _MEMBER_ID = attrgetter("instance_id"), attrgetter("member_id")
 

@@ -11,17 +11,17 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
+from assigncheck.formats.reproducer import TargetRef
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.model import AnyProblem, Assignment
 from assigncheck.spec.promises import Assignor, Promises, problem_kind
-from assigncheck.spec.reproducer import TargetRef
 
 # name -> "module:class" inside assigncheck.impl
 BUILTINS: dict[str, str] = {
     "range": "range:RangeAssignor",
     "roundrobin": "roundrobin:RoundRobinAssignor",
     "sticky-constrained": "constrained:ConstrainedStickyAssignor",
-    "sticky-constrained-4phase": "constrained4:FourPhaseConstrainedAssignor",
+    "sticky-constrained-4phase": "constrained_kip615:FourPhaseConstrainedAssignor",
     "sticky": "sticky:StickyAssignor",
     "cooperative-sticky": "cooperative:CooperativeStickyAssignor",
     "lag": "lag:LagAssignor",
@@ -194,14 +194,15 @@ def probe(target: Assignor) -> Assignor:
     """Check that an outside target runs at all, on the smallest problem a real group can send (one member,
     one topic of one partition): a program that cannot start, is not an assignor or fails even there is a
     usage error (TargetUnavailable, exit 2), not a finding on every problem of a stage."""
-    from assigncheck.spec.check import _Failed, protocol_form, run_assignor
-    from assigncheck.spec.errors import TargetUnavailable
+    from assigncheck.run.calls import run_assignor
+    from assigncheck.spec.errors import AssignorFailed, TargetUnavailable
+    from assigncheck.spec.groups import protocol_form
 
     if getattr(target, "name", None) in BUILTINS and target is _instances.get(target.name):
         return target
     try:
         run_assignor(target, protocol_form(smallest(problem_kind(target)), target.promises), budget_s=PROBE_BUDGET_S)
-    except _Failed as failed:
+    except AssignorFailed as failed:
         raise TargetUnavailable("--target", f"{target.name} cannot assign even the smallest problem (one member, "
                                             f"one partition): {failed.violation.message}") from None
     return target

@@ -12,12 +12,11 @@ from bisect import bisect_left
 
 import numpy as np
 
+from assigncheck.impl.problem_kind import require_problem
+from assigncheck.impl.range import subscriber_positions, subscribers_small
 from assigncheck.spec.model import AnyProblem, Assignment, Problem, TopicTable
 from assigncheck.spec.promises import Promises
-from assigncheck.spec.small_views import is_small
-
-from .range import subscriber_positions, subscribers_small
-from .require import require_problem
+from assigncheck.spec.small.views import is_small
 
 
 class RoundRobinAssignor:

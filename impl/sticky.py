@@ -9,7 +9,7 @@ Three cases, cheapest first:
 
 1. **Equal subscriptions**: optimal balance is perfect balance, and `sticky-constrained` (KAFKA-12464)
    already retains the maximum under it and spreads every topic, in O(P log P). Its output is ours.
-2. **Settled** (`impl/settled.py`): every partition is validly owned and the counts are already optimal,
+2. **Settled** (`impl/already_settled.py`): every partition is validly owned and the counts are already optimal,
    so the claims are the unique optimum (the fixpoint, and any rebalance in which nobody joined, left or
    re-subscribed). Linear in pairs.
 3. Otherwise **one min-cost flow over (topic, member) pairs** (`impl/flow.py`) decides how many of its
@@ -30,19 +30,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from assigncheck.impl.already_settled import optimally_balanced
+from assigncheck.impl.constrained import ConstrainedStickyAssignor
+from assigncheck.impl.flow import solve_counts
+from assigncheck.impl.problem_kind import require_problem
+from assigncheck.impl.sticky_kernel import deal, rows_by_member
+from assigncheck.impl.sticky_pairs import PairTable, pair_table
+from assigncheck.impl.sticky_small import assign_small
 from assigncheck.spec.model import AnyProblem, Assignment, Problem
 from assigncheck.spec.ownership import claimed_when_all_valid, valid_owned
 from assigncheck.spec.promises import Promises
 from assigncheck.spec.racks import rack_aware
-from assigncheck.spec.small_views import is_small
-
-from .constrained import ConstrainedStickyAssignor
-from .flow import solve_counts
-from .pairs import PairTable, pair_table
-from .require import require_problem
-from .settled import optimally_balanced
-from .sticky_kernel import deal, rows_by_member
-from .sticky_small import assign_small
+from assigncheck.spec.small.views import is_small
 
 _CONSTRAINED = ConstrainedStickyAssignor()
 _NO_NODES = np.zeros(0, dtype=np.int64)  # `deal`'s gid_node when the nodes are the topics

@@ -1,5 +1,5 @@
 """The general sticky assignor's passes over rows, compiled with numba: valid ownership and the pair table's rows
-(`impl/pairs.py`), the deal of the flow's counts and the output grouped by member (`impl/sticky.py`). Each is a
+(`impl/sticky_pairs.py`), the deal of the flow's counts and the output grouped by member (`impl/sticky.py`). Each is a
 counting sort or a walk over rows in one pass; in numpy they took about 90 numpy calls and the arithmetic between
 them, more than the flow's solve on groups of a few hundred members. Imported by the fuzzer before atheris
 instruments `assigncheck.impl`, like `impl/min_cost_flow.py`.
@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import types
 
-from .min_cost_flow import compiled
+from assigncheck.impl.min_cost_flow import compiled
 
 _I64, _I32 = types.int64[::1], types.int32[::1]
 _FROZEN = types.Array(types.int64, 1, "C", readonly=True)  # `spec.subscriptions.SubscriptionCodes`' arrays
@@ -87,7 +87,7 @@ _ROWS = "UniTuple(int64[::1], 5)(" + ", ".join(["int64[::1]"] * 9) + ")"
 def pair_rows(member_sub: np.ndarray, sub_start: np.ndarray, sub_len: np.ndarray, sub_topic: np.ndarray,
               node_first: np.ndarray, node_count: np.ndarray, claim_node: np.ndarray, claim_member: np.ndarray,
               claim_gid: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(pair_node, pair_member, pair_owned, claim_pair, claim_gid) of `impl.pairs.PairTable`.
+    """(pair_node, pair_member, pair_owned, claim_pair, claim_gid) of `impl.sticky_pairs.PairTable`.
 
     Members are numbered in id order; member m subscribes to the entries `sub_start[s] .. + sub_len[s]` of
     `sub_topic` (topic codes, -1 for a topic that gets no pairs), s = `member_sub[m]`; topic t's nodes are

@@ -1,6 +1,6 @@
-"""The general sticky assignor in plain Python for small problems (`spec.small_views.is_small`): the pair table of
-`impl/pairs.py`, the settled check of `impl/settled.py`, the flow of `impl/flow_small.py` (the same networks as
-`impl/flow.py`, so the same optimum) and the placement and class re-deal of `impl/sticky.py`, on lists.
+"""The general sticky assignor in plain Python for small problems (`spec.small.views.is_small`): the pair table
+of `impl/sticky_pairs.py`, the settled check of `impl/already_settled.py`, the flow of `impl/flow_small.py` (the same
+networks as `impl/flow.py`, so the same optimum) and the placement and class re-deal of `impl/sticky.py`, on lists.
 `tests/test_impl_small_paths.py` holds every output equal to the vectorized path.
 """
 
@@ -8,15 +8,14 @@ from __future__ import annotations
 
 from operator import attrgetter
 
+from assigncheck.impl.flow_small import solve_counts
 from assigncheck.spec.model import Assignment, Problem, TopicTable
 from assigncheck.spec.ownership import valid_claims, valid_owned
 from assigncheck.spec.racks import member_rack, rack_aware, rack_layout
 
-from .flow_small import solve_counts
-
 
 class SmallPairs:
-    """`impl.pairs.PairTable` as lists: members by id, nodes (topics, or (topic, rack set)) by (topic, set id),
+    """`impl.sticky_pairs.PairTable` as lists: members by id, nodes (topics, or (topic, rack set)) by (topic, set id),
     pairs by (node, member), valid claims by (pair, global id)."""
 
     __slots__ = ("member_ids", "table", "offsets", "node_size", "node_topic", "gid_node", "pair_node", "pair_member",

@@ -28,11 +28,10 @@ from __future__ import annotations
 import heapq
 from fractions import Fraction
 
+from assigncheck.impl.problem_kind import require_streams_problem
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.model import AnyProblem, Assignment, Client, StreamsProblem
 from assigncheck.spec.promises import Promises
-
-from .require import require_streams_problem
 
 
 def client_quotas(problem: StreamsProblem) -> list[int]:

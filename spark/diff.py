@@ -21,11 +21,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from assigncheck.spec.errors import InputError
-from assigncheck.spec.json_format import open_manifest, parse_json, write_atomic
-
-from .diff_shards import NO_LIMITS, CampaignSpec, Limits, ShardResult, run_shards
-from .diff_summary import (
+from assigncheck.formats.documents import open_manifest, parse_json, write_atomic
+from assigncheck.spark.diff_shards import NO_LIMITS, CampaignSpec, Limits, ShardResult, run_shards
+from assigncheck.spark.diff_summary import (
     EXAMPLES_PER_INVARIANT,
     PLAIN_AGGREGATE_ROWS,
     aggregate_plain,
@@ -33,6 +31,7 @@ from .diff_summary import (
     committed_rows,
     shard_files,
 )
+from assigncheck.spec.errors import InputError
 
 MANIFEST = "campaign.json"
 SUMMARY = "summary.json"
@@ -64,8 +63,8 @@ def _warm(_: Any) -> int:
     """A start-up task: the imports every shard needs (pyarrow's pandas shim included), paid before the clock."""
     import pyarrow as pa
 
+    import assigncheck.run.checks  # noqa: F401
     import assigncheck.spark.diff_shards  # noqa: F401
-    import assigncheck.spec.check  # noqa: F401
     import assigncheck.spec.oracle  # noqa: F401
 
     return len(pa.array([0]))
@@ -74,7 +73,7 @@ def _warm(_: Any) -> int:
 def _start_spark(master: str | None) -> Any:
     """The session, with its executors registered and one warm Python worker per core: the fixed cost of a
     campaign (seconds on a busy one-machine cluster), kept out of its rate."""
-    from .session import get_session
+    from assigncheck.spark.session import get_session
 
     session = get_session(master)
     sc = session.sparkContext
@@ -96,10 +95,9 @@ def run_campaign(
 ) -> dict[str, Any]:
     """Run (or resume) a campaign and write its summary; returns the summary document. `limits` may cut the
     run short (a deadline, the circuit breaker); the summary's `unchecked` counts say by how much."""
+    from assigncheck.formats.reproducer import TargetRef
     from assigncheck.impl.registry import load
-    from assigncheck.spec.reproducer import TargetRef
-
-    from .session import check_master, get_session, under_spark_submit
+    from assigncheck.spark.session import check_master, get_session, under_spark_submit
 
     check_master(master)  # a bad --master is one line before any work, not a JVM stack trace
     if executor not in ("auto", "spark", "plain"):
@@ -156,7 +154,7 @@ def run_campaign(
 
 def _master(session: Any, master: str | None) -> str:
     """The master the shards ran on (spark-submit's own when run under it, where asking costs nothing)."""
-    from .session import DEFAULT_MASTER, get_session, under_spark_submit
+    from assigncheck.spark.session import DEFAULT_MASTER, get_session, under_spark_submit
 
     if session is None and under_spark_submit():
         session = get_session(master)
@@ -167,8 +165,8 @@ def _master(session: Any, master: str | None) -> str:
 
 def _write_reproducers(root: Path, summary: dict[str, Any], budget_s: float) -> None:
     """A few raw reproducers per (target, invariant), each replayable alone (`assigncheck replay FILE`)."""
-    from assigncheck.spec.check import hang_limit
-    from assigncheck.spec.reproducer import Record, TargetRef, save
+    from assigncheck.formats.reproducer import Record, TargetRef, save
+    from assigncheck.run.calls import hang_limit
 
     for target, per_target in summary["targets"].items():
         ref = TargetRef.parse(target)

@@ -10,8 +10,8 @@ from typing import Any
 
 import pyarrow as pa
 
+from assigncheck.generate.seeded import PROFILES, generate
 from assigncheck.spec.errors import InputError
-from assigncheck.spec.generators import PROFILES, generate
 from assigncheck.spec.model import AnyProblem, StreamsProblem
 
 MAX_MESSAGES = 5  # per row: enough to read what broke, bounded so a pathological row stays small
@@ -27,12 +27,12 @@ ROW_SCHEMA = pa.schema([
     ("protocol", pa.string()),
     ("ok", pa.bool_()),
     ("violated", pa.list_(pa.string())),  # sorted distinct invariant ids; absent = that invariant held
-    ("raw_keys", pa.list_(pa.string())),  # sorted distinct "invariant|cause" (spec.signature.raw_key)
+    ("raw_keys", pa.list_(pa.string())),  # sorted distinct "invariant|cause" (findings.signature.raw_key)
     ("messages", pa.list_(pa.string())),
     ("quality", pa.map_(pa.string(), pa.float64())),  # spec.check's quality measures, by name
     ("assign_seconds", pa.float64()),  # the target's first assign() call on this instance
     ("check_seconds", pa.float64()),  # the whole check (reruns for determinism, reference, oracle)
-    ("reproducer", pa.string()),  # problem JSON (spec.json_format) when the row has a violation
+    ("reproducer", pa.string()),  # problem JSON (formats.documents) when the row has a violation
     ("promises", pa.string()),  # the promises the executor held the target to (`--promises` text)
 ])
 
@@ -101,8 +101,8 @@ def loaded_target(key: str) -> Any:
     """Load each target once per worker process, by its reference (promises included), the way every stage
     loads it (a `cmd:` target keeps its subprocess between rows)."""
     if key not in _targets:
+        from assigncheck.formats.reproducer import TargetRef
         from assigncheck.impl.registry import load
-        from assigncheck.spec.reproducer import TargetRef
 
         _targets[key] = load(TargetRef.parse(key))
     return _targets[key]
@@ -126,7 +126,7 @@ def _quality(report: Any) -> dict[str, float]:
 def _round_problems(assignor: Any, scenario: Any) -> list[AnyProblem]:
     """Every rebalance round's input a scenario reaches with this assignor (up to a crash, which the
     check of the last one then reports as H7)."""
-    from assigncheck.spec.scenario import run_scenario_by_step
+    from assigncheck.generate.scenario import run_scenario_by_step
 
     reached: list[AnyProblem] = []
 
@@ -143,8 +143,8 @@ def _round_problems(assignor: Any, scenario: Any) -> list[AnyProblem]:
 
 def _check(assignor: Any, instance: Any, budget_s: float) -> tuple[list[Any], dict[str, float], AnyProblem | None]:
     """Violations, quality and the first violating problem of a problem, or of every round of a scenario."""
-    from assigncheck.spec.check import check_assignor
-    from assigncheck.spec.scenario import Scenario
+    from assigncheck.generate.scenario import Scenario
+    from assigncheck.run.checks import check_assignor
 
     problems = _round_problems(assignor, instance) if isinstance(instance, Scenario) else [instance]
     violations: list[Any] = []
@@ -165,15 +165,15 @@ def _check(assignor: Any, instance: Any, budget_s: float) -> tuple[list[Any], di
 
 def check_row(spec_name: str, instance: Any, instance_name: str, shard: int, k: int,
               budget_s: float = 10.0) -> dict[str, Any]:
-    """One row: `spec.check.check_assignor` of one target on one generated instance (a problem, or each
+    """One row: `run.checks.check_assignor` of one target on one generated instance (a problem, or each
     rebalance of a churn scenario), timed. A harness failure (the checker itself raising) becomes a
     `harness.error` violation with the reproducer, so one odd instance never kills a huge campaign."""
-    from assigncheck.spec.json_format import dumps, problem_to_json
-    from assigncheck.spec.scenario import Scenario
+    from assigncheck.formats.documents import dumps, problem_to_json
+    from assigncheck.generate.scenario import Scenario
 
     first = instance.initial if isinstance(instance, Scenario) else instance
     members, topics, partitions, protocol = sizes(first)
-    from assigncheck.spec.signature import raw_key
+    from assigncheck.findings.signature import raw_key
 
     target = loaded_target(spec_name)
     timed = _Timed(target)

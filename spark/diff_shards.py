@@ -17,11 +17,10 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from assigncheck.generate.seeded import PROFILES, generate
+from assigncheck.run.gc import freeze_loaded
+from assigncheck.spark.diff_rows import ROW_SCHEMA, check_row, hung, instance_id, loaded_target
 from assigncheck.spec.errors import InputError
-from assigncheck.spec.generators import PROFILES, generate
-from assigncheck.spec.heap import freeze_loaded
-
-from .diff_rows import ROW_SCHEMA, check_row, hung, instance_id, loaded_target
 
 ROWS_DIR = "rows"
 

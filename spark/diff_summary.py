@@ -17,8 +17,8 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from .diff_rows import ROW_SCHEMA
-from .diff_shards import ROWS_DIR, CampaignSpec
+from assigncheck.spark.diff_rows import ROW_SCHEMA
+from assigncheck.spark.diff_shards import ROWS_DIR, CampaignSpec
 
 EXAMPLES_PER_INVARIANT = 3
 QUANTILES = (0.0, 0.5, 0.9, 0.99, 1.0)

@@ -28,9 +28,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from assigncheck.formats.documents import load_json, open_manifest, write_atomic
 from assigncheck.fuzz.triage import slug
 from assigncheck.spec.errors import InputError
-from assigncheck.spec.json_format import load_json, open_manifest, write_atomic
 
 MANIFEST = "fuzz-campaign.json"
 TASK_RUNNER = "assigncheck.fuzz.runner"  # `python -m` entry point of one fuzzing job (the fuzz engineer's)
@@ -117,8 +117,8 @@ def _seed_corpus(target: str, corpus: Path) -> None:
     """A target's first corpus: the regression vectors as decoder bytes (`fuzz.runner.build_seeds`)."""
     if corpus.exists():
         return
+    from assigncheck.fuzz.harness import kind_of
     from assigncheck.fuzz.runner import build_seeds
-    from assigncheck.fuzz.targets import kind_of
 
     tmp = corpus.with_name(f".{corpus.name}.seeding")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -162,7 +162,7 @@ def _collect(task: FuzzTask, reproducers: Path) -> list[dict[str, Any]]:
     """Move a task's findings into the campaign's reproducers. File names carry the finding's signature
     (`fuzz.triage`), so a finding already there from another task or round is a duplicate and dropped.
     A libFuzzer artifact (the harness itself crashed or hung) is re-run here and recorded the same way."""
-    from assigncheck.fuzz import targets, triage
+    from assigncheck.fuzz import harness, triage
 
     found = []
     findings = Path(task.workdir) / "findings"
@@ -176,9 +176,9 @@ def _collect(task: FuzzTask, reproducers: Path) -> list[dict[str, Any]]:
     for path in sorted(findings.iterdir()) if findings.is_dir() else []:
         if not path.name.startswith(ARTIFACT_PREFIXES):
             continue
-        target = targets.load(task.target)
+        target = harness.load(task.target)
         data = path.read_bytes()
-        if isinstance(target, targets.CodecTarget):
+        if isinstance(target, harness.CodecTarget):
             violation = target.run(data)
             written = violation and triage.record_codec(task.target, violation, data, reproducers, seed=task.seed)
         else:
@@ -195,7 +195,7 @@ def _collect(task: FuzzTask, reproducers: Path) -> list[dict[str, Any]]:
 def _execute(tasks: list[FuzzTask], executor: str, master: str | None) -> list[dict[str, Any]]:
     if executor == "plain":
         return [run_task(t) for t in tasks]
-    from .session import get_session
+    from assigncheck.spark.session import get_session
 
     sc = get_session(master).sparkContext  # the first round that runs starts Spark, a finished campaign never
     return sc.parallelize(tasks, numSlices=len(tasks)).map(run_task).collect()
@@ -205,15 +205,14 @@ def run_fuzz_campaign(campaign: FuzzCampaign, out: str | Path, *, executor: str 
                       master: str | None = None) -> dict[str, Any]:
     """Run (or resume) a fuzz campaign; returns and writes its summary. With `executor="spark"` the tasks of a
     round are Spark tasks on `master` (default local[*]); "plain" runs them one after another in this process."""
-    from assigncheck.fuzz import targets
-
-    from .session import check_master
+    from assigncheck.fuzz import harness
+    from assigncheck.spark.session import check_master
 
     check_master(master)
     if executor not in ("spark", "plain"):
         raise InputError("--executor", f"must be spark or plain, got {executor!r}")
     for target in campaign.targets:  # a bad --target is an InputError here, not a stack trace from a task
-        targets.load(target)
+        harness.load(target)
     root = Path(out).resolve()
     root.mkdir(parents=True, exist_ok=True)
     _open(campaign, root)
@@ -237,7 +236,7 @@ def run_fuzz_campaign(campaign: FuzzCampaign, out: str | Path, *, executor: str 
 
 def _invariant_of(path: Path) -> str:
     """The invariant a reproducer file names (a `fuzz.triage` note, or a codec finding's field)."""
-    from assigncheck.spec.reproducer import record_of
+    from assigncheck.formats.reproducer import record_of
 
     doc = load_json(path)
     record = record_of(doc) if "invariant" not in doc else None

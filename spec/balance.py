@@ -10,11 +10,11 @@ from dataclasses import replace
 
 import numpy as np
 
-from .invariants import CAP, and_more
-from .model import Assignment, Problem
-from .oracle_cache import optimal_sum_squares
-from .partition_rows import assigned_rows, layout, member_counts, topic_counts
-from .violations import Violation
+from assigncheck.spec.invariants import CAP, and_more
+from assigncheck.spec.model import Assignment, Problem
+from assigncheck.spec.oracle_cache import optimal_sum_squares
+from assigncheck.spec.partition_rows import assigned_rows, layout, member_counts, topic_counts
+from assigncheck.spec.violations import Violation
 
 
 def spread(problem: Problem, assignment: Assignment) -> int:

@@ -1,10 +1,10 @@
 """What a problem exercises, recognised from the problem alone: each kind of junk claim, mixed generations,
 racks, static members, lag... Generators promise features (tests show they reach them), and a finding's
-signature is its invariant plus the features of its minimized problem (`spec.signature`)."""
+signature is its invariant plus the features of its minimized problem (`findings.signature`)."""
 
 from __future__ import annotations
 
-from .model import Member, Problem, StreamsProblem, iter_pairs
+from assigncheck.spec.model import Member, Problem, StreamsProblem, iter_pairs
 
 JUNK_KINDS = (
     "unknown_topic",  # a claim on a topic missing from the metadata

@@ -18,9 +18,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
+from typing import TYPE_CHECKING
 
-from .model import UNKNOWN_GENERATION, Assignment, GroupType, Problem, partitions_of
-from .violations import Violation
+from assigncheck.spec.model import UNKNOWN_GENERATION, Assignment, GroupType, Problem, StreamsProblem, partitions_of
+from assigncheck.spec.violations import Violation
+
+if TYPE_CHECKING:
+    from assigncheck.spec.promises import Promises
 
 UNREAL_TARGET: dict[str, str] = {
     "negative_index": "a target assignment holding a negative partition index",
@@ -103,3 +107,17 @@ def share_h4(problem: Problem, assignment: Assignment) -> list[Violation]:
 
 
 __all__ = ["UNREAL_TARGET", "coordinator_form", "coordinator_unreal", "share_h4"]
+
+
+def protocol_form(problem: Problem | StreamsProblem, promises: Promises) -> Problem | StreamsProblem:
+    """The problem as the assignor would meet it in Kafka: a group runs a protocol its leader's assignor
+    supports, so an eager-only assignor sees eager groups and a cooperative-only one cooperative groups; a
+    broker-side assignor sees the group as its coordinator holds it (`spec.groups.coordinator_form`)."""
+    if isinstance(problem, Problem):
+        if promises.group_type != "classic":
+            return coordinator_form(problem, promises.group_type)
+        if problem.protocol == "cooperative" and promises.max_rounds is None:
+            return problem.with_protocol("eager")
+        if problem.protocol == "eager" and not promises.eager and promises.max_rounds is not None:
+            return problem.with_protocol("cooperative")
+    return problem

@@ -4,7 +4,7 @@ Each returns at most one `Violation` (H1: one for missing members, one for unkno
 every offence and names the first `CAP` offending partitions and their members, so a report stays
 small on a 1 M-partition problem. The work is numpy over `spec.partition_rows`: Python loops run over
 (member, topic) arrays at most, and over partitions only for the offenders a message names.
-H7 (no crash, budget) and H8 (determinism) need the assignor itself: see `spec.check.check_assignor`.
+H7 (no crash, budget) and H8 (determinism) need the assignor itself: see `run.checks.check_assignor`.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .model import Assignment, Problem, TopicPartition
-from .partition_rows import (
+from assigncheck.spec.model import Assignment, Problem, TopicPartition
+from assigncheck.spec.partition_rows import (
     Layout,
     Rows,
     assigned_count_per_partition,
@@ -25,7 +25,7 @@ from .partition_rows import (
     unassigned,
     valid_rows,
 )
-from .violations import Violation
+from assigncheck.spec.violations import Violation
 
 CAP = 20  # offending partitions (and members) named per violation
 

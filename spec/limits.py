@@ -10,7 +10,7 @@ members) with room to spare, and stops the inputs that would take the machine do
 
 from __future__ import annotations
 
-from .errors import InputError
+from assigncheck.spec.errors import InputError
 
 MAX_INPUT_BYTES = 128 * 2**20  # one input file or standard input; parsing costs up to ~8x this in memory
 MAX_JSON_DEPTH = 64  # the deepest document of the format (a scenario's lag offsets) nests 7 levels

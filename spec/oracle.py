@@ -23,13 +23,13 @@ from dataclasses import dataclass
 import numpy as np
 from ortools.graph.python import max_flow, min_cost_flow
 
-from .errors import InputError
-from .model import Assignment, Problem
-from .oracle_small import balanced_counts, figures
-from .ownership import valid_claims, valid_owned
-from .partition_rows import layout, valid_rows
-from .racks import rack_aware, rack_layout
-from .small_views import is_small
+from assigncheck.spec.errors import InputError
+from assigncheck.spec.model import Assignment, Problem
+from assigncheck.spec.ownership import valid_claims, valid_owned
+from assigncheck.spec.partition_rows import layout, valid_rows
+from assigncheck.spec.racks import rack_aware, rack_layout
+from assigncheck.spec.small.oracle import balanced_counts, figures
+from assigncheck.spec.small.views import is_small
 
 MAX_RETAINED_BALANCES = ("none", "perfect", "optimal")
 
@@ -251,7 +251,7 @@ def _flow(problem: Problem, balance: str, racks: bool) -> _Figures | None:
     """The optimum under `balance` (and, with `racks` on a rack-aware problem, the fewest mismatches first, then the
     most retained), once per problem and question: one solve answers `optimal_sum_squares`, `max_retained` and
     `min_mismatches` alike. None when infeasible. Small problems build the network in plain Python
-    (`spec.oracle_small`)."""
+    (`spec.small.oracle`)."""
     racks = racks and rack_aware(problem)
 
     def solve(p: Problem) -> _Figures | None:
@@ -271,7 +271,7 @@ def _flow(problem: Problem, balance: str, racks: bool) -> _Figures | None:
 
 def optimal_sum_squares(problem: Problem) -> int:
     """The minimum Σ count² over complete assignments (H1-H5, eager) of `problem` (small problems: by exchanges,
-    `spec.oracle_small.balanced_counts`)."""
+    `spec.small.oracle.balanced_counts`)."""
     if is_small(problem):
         return sum(c * c for c in balanced_counts(problem))
     result = _flow(problem, "optimal", False)

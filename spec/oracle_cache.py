@@ -6,7 +6,7 @@ an optimum pay for it.
 
 from __future__ import annotations
 
-from .model import Problem
+from assigncheck.spec.model import Problem
 
 _last: tuple[object, dict[tuple[str, str], int | None]] | None = None
 
@@ -24,7 +24,7 @@ def optimal_sum_squares(problem: Problem) -> int:
     """The minimum Σ count² over assignments meeting H1-H5."""
     memo = _memo(problem)
     if ("sum_squares", "") not in memo:
-        from .oracle import optimal_sum_squares as compute
+        from assigncheck.spec.oracle import optimal_sum_squares as compute
 
         memo[("sum_squares", "")] = compute(problem)
     return memo[("sum_squares", "")]  # type: ignore[return-value]
@@ -36,7 +36,7 @@ def max_retained(problem: Problem, balance: str, racks: bool = False) -> int | N
     memo = _memo(problem)
     key = ("max_retained", f"{balance}{'+racks' if racks else ''}")
     if key not in memo:
-        from .oracle import max_retained as compute
+        from assigncheck.spec.oracle import max_retained as compute
 
         memo[key] = compute(problem, balance, racks)
     return memo[key]
@@ -47,7 +47,7 @@ def min_mismatches(problem: Problem, balance: str) -> int | None:
     memo = _memo(problem)
     key = ("min_mismatches", balance)
     if key not in memo:
-        from .oracle import min_mismatches as compute
+        from assigncheck.spec.oracle import min_mismatches as compute
 
         memo[key] = compute(problem, balance)
     return memo[key]
@@ -55,7 +55,7 @@ def min_mismatches(problem: Problem, balance: str) -> int | None:
 
 def settle_max_retained(problem: Problem, balance: str, racks: bool, value: int) -> None:
     """Record `max_retained(problem, balance, racks)` proved without the oracle (a feasible assignment that
-    reaches an upper bound: `spec.small_checks.certify_max_retained`)."""
+    reaches an upper bound: `spec.small.checks.certify_max_retained`)."""
     _memo(problem)[("max_retained", f"{balance}{'+racks' if racks else ''}")] = value
 
 

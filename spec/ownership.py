@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .model import (
+from assigncheck.spec.model import (
     SMALL_ROWS,
     Partitions,
     PartitionSet,
@@ -22,7 +22,7 @@ from .model import (
     tables_of,
     topic_sizes,
 )
-from .subscriptions import subscription_codes
+from assigncheck.spec.subscriptions import subscription_codes
 
 
 def existing_claims(problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

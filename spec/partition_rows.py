@@ -21,7 +21,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from .model import (
+from assigncheck.spec.model import (
     SMALL_ROWS,
     Assignment,
     Partitions,
@@ -34,7 +34,7 @@ from .model import (
     tables_of,
     topic_sizes,
 )
-from .ownership import valid_claims, valid_owned
+from assigncheck.spec.ownership import valid_claims, valid_owned
 
 T = TypeVar("T")
 

@@ -7,9 +7,9 @@ import re
 from dataclasses import dataclass, fields
 from typing import Literal, Protocol, TypeAlias, runtime_checkable
 
-from .errors import InputError
-from .limits import MAX_MEMBERS, MAX_PARTITIONS, MAX_TOPICS
-from .model import GROUP_TYPES, AnyProblem, Assignment, GroupType
+from assigncheck.spec.errors import InputError
+from assigncheck.spec.limits import MAX_MEMBERS, MAX_PARTITIONS, MAX_TOPICS
+from assigncheck.spec.model import GROUP_TYPES, AnyProblem, Assignment, GroupType
 
 Balance: TypeAlias = Literal["none", "per-topic", "local", "perfect", "uniform", "optimal"]
 Stickiness: TypeAlias = Literal["none", "max_retained"]
@@ -24,7 +24,7 @@ MAX_GROWTH = 10.0  # an exponent above this promises nothing a ladder of doublin
 @dataclass(frozen=True, slots=True)
 class TimeAt:
     """`max_time=2100x2100:0.5`: at most `seconds` of CPU per call at `members` x `partitions` over `topics`
-    (`1000x10000/100:0.3`; one topic when not given), on the scale ladder's shapes (`spec.ladder`)."""
+    (`1000x10000/100:0.3`; one topic when not given), on the scale ladder's shapes (`generate.ladder`)."""
 
     members: int
     partitions: int
@@ -90,10 +90,10 @@ class Promises:
       every group it leads cooperative, so it is checked on the cooperative form of every problem.
     - claims: "any" (every well-formed problem, docs/SPEC.md §1.3) or "real": the assignor assumes each member's
       claims are what a previous assignment gave it (no repeats, no negative indices); problems with other
-      claims are still run, and their findings reported apart as unreachable for it (`spec.signature`).
+      claims are still run, and their findings reported apart as unreachable for it (`findings.signature`).
     - group_type: the group type the assignor serves (`spec.groups`): "classic" (a client-side assignor),
       "consumer" (KIP-848) or "share" (KIP-932): a broker-side one meets every problem as its coordinator holds it.
-    - max_time, max_growth: enforced by the gate's scale stage (`spec.scale`): at most so many CPU seconds per
+    - max_time, max_growth: enforced by the gate's scale stage (`run.scale`): at most so many CPU seconds per
       call at a named size (`TimeAt`), and CPU time per call growing at most as (members + partitions)^exponent
       on the scale ladder. H7's per-call budget applies there too.
     """
@@ -128,7 +128,7 @@ class Promises:
             elif not value:  # "balance=" would otherwise set balance to True and break the checker later
                 raise InputError("--promises", f"{key} needs a value ({key}=...)")
             elif key == "exact":
-                from .reference import REFERENCES  # here: the references import this module
+                from assigncheck.spec.reference import REFERENCES  # here: the references import this module
 
                 if value not in REFERENCES:
                     raise InputError("--promises", f"exact must name a reference ({', '.join(REFERENCES)}), "

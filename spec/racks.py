@@ -22,11 +22,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .model import Assignment, Problem
-from .oracle_cache import min_mismatches
-from .partition_rows import assigned_rows, layout
-from .small_views import is_small
-from .violations import Violation
+from assigncheck.spec.model import Assignment, Problem
+from assigncheck.spec.oracle_cache import min_mismatches
+from assigncheck.spec.partition_rows import assigned_rows, layout
+from assigncheck.spec.small.views import is_small
+from assigncheck.spec.violations import Violation
 
 
 def member_rack(rack: str | None) -> str | None:

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .model import SMALL_ROWS, Assignment, Member, Partitions, PartitionSet, Problem, iter_pairs
+from assigncheck.spec.model import SMALL_ROWS, Assignment, Member, Partitions, PartitionSet, Problem, iter_pairs
 
 
 def next_generation(problem: Problem) -> int:

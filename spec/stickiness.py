@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .invariants import CAP, and_more
-from .model import Assignment, Problem
-from .oracle_cache import max_retained as oracle_max_retained
-from .partition_rows import assigned_rows, last_call_cache, layout, topic_counts, unassigned, valid_rows
-from .racks import member_rack, rack_aware
-from .violations import Violation
+from assigncheck.spec.invariants import CAP, and_more
+from assigncheck.spec.model import Assignment, Problem
+from assigncheck.spec.oracle_cache import max_retained as oracle_max_retained
+from assigncheck.spec.partition_rows import assigned_rows, last_call_cache, layout, topic_counts, unassigned, valid_rows
+from assigncheck.spec.racks import member_rack, rack_aware
+from assigncheck.spec.violations import Violation
 
 
 @last_call_cache

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .check import Report
-from .invariants import CAP, and_more
-from .model import Assignment, StreamsProblem, iter_pairs
-from .reference.streams import valid_previous_actives
-from .violations import Violation
+from assigncheck.spec.check import Report
+from assigncheck.spec.invariants import CAP, and_more
+from assigncheck.spec.model import Assignment, StreamsProblem, iter_pairs
+from assigncheck.spec.reference.streams import valid_previous_actives
+from assigncheck.spec.violations import Violation
 
 Task = tuple[str, int]
 

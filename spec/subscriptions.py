@@ -13,7 +13,7 @@ from operator import attrgetter
 
 import numpy as np
 
-from .model import Problem, TopicTable, read_only
+from assigncheck.spec.model import Problem, TopicTable, read_only
 
 _SUBSCRIPTION = attrgetter("subscription")
 _SPARSE = 32  # `subscribes` lays out a flag per (subscription, topic) while at most this many per listed topic

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .model import TopicPartition
+from assigncheck.spec.model import TopicPartition
 
 # id -> what it means. A Violation with an id not listed here is a programming error (it raises), and a test
 # fails if a Z3 model names one: a proof's counterexample must replay under the id the checker reports.

@@ -1,6 +1,6 @@
 """Small hypothesis strategies for the built-in assignor tests (range, round-robin, constrained, cooperative).
 
-Drawn independently of `spec.strategies` on purpose: claims are uniformly random junk (unknown topics,
+Drawn independently of `generate.strategies` on purpose: claims are uniformly random junk (unknown topics,
 out-of-range and repeated indices, conflicting claims in equal and different generations), so the
 KAFKA-12984/14639 shapes come up constantly; `next_problems` adds realistic rounds (claims = a previous
 output, then one member leaves and one joins).

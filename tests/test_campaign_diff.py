@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 
 from assigncheck.ci.cli import main as cli_main
+from assigncheck.formats.documents import dumps, load_problem, problem_to_json
+from assigncheck.generate.seeded import generate
+from assigncheck.run.checks import check_assignor
 from assigncheck.spark.diff import SUMMARY, finished_shards, read_rows, run_campaign
 from assigncheck.spark.diff_rows import parse_instance_id, regenerate
 from assigncheck.spark.diff_shards import CampaignSpec, run_shard
 from assigncheck.spark.diff_summary import aggregate_plain
-from assigncheck.spec.check import check_assignor
 from assigncheck.spec.errors import InputError
-from assigncheck.spec.generators import generate
-from assigncheck.spec.json_format import dumps, load_problem, problem_to_json
 from assigncheck.spec.model import Assignment, Problem, iter_pairs
 from assigncheck.spec.promises import Promises
 

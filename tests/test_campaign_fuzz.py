@@ -7,10 +7,10 @@ import json
 import pytest
 
 from assigncheck.ci.cli import main as cli_main
+from assigncheck.formats.documents import load_problem
+from assigncheck.run.checks import check_assignor
 from assigncheck.spark.fuzz import FuzzCampaign, run_fuzz_campaign, slug, task_seed
-from assigncheck.spec.check import check_assignor
 from assigncheck.spec.errors import InputError
-from assigncheck.spec.json_format import load_problem
 
 from .test_campaign_diff import BROKEN, DropsOnePartition
 

@@ -7,7 +7,7 @@ import threading
 import time
 
 from assigncheck.impl.registry import get
-from assigncheck.spec.check import check_assignor, shuffled_problem
+from assigncheck.run.checks import check_assignor, shuffled_problem
 from assigncheck.spec.model import Assignment, Client, Member, Problem, StreamsProblem, iter_pairs
 from assigncheck.spec.promises import Promises
 from assigncheck.spec.reference import REFERENCES
@@ -71,7 +71,7 @@ def test_computing_past_the_cpu_budget_is_h7():
 
 
 def test_waiting_is_not_computing_but_a_hang_is_h7(monkeypatch):
-    from assigncheck.spec import check
+    from assigncheck.run import calls as check
 
     def sleepy(problem):  # a busy machine makes a correct assignor wait; that costs it no CPU time
         time.sleep(0.3)
@@ -95,7 +95,7 @@ def test_with_the_wall_clock_timer_taken_calls_go_to_a_worker_thread_and_a_hang_
     """As in a fuzz job, whose libFuzzer holds ITIMER_REAL: the timers cannot be armed, so each call runs in a
     worker thread, which the check's calls share; the CPU budget and the hang limit still hold, and after a
     hang the next check gets a new worker and its own results."""
-    from assigncheck.spec import check
+    from assigncheck.run import calls as check
 
     monkeypatch.setattr(check, "HANG_MIN_S", 0.5)
     ran_in: list[threading.Thread] = []

@@ -3,12 +3,12 @@
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from assigncheck.generate.strategies import problems
 from assigncheck.spec.check import check_assignment
 from assigncheck.spec.model import Assignment
 from assigncheck.spec.oracle import optimal_assignment
 from assigncheck.spec.promises import Promises
 from assigncheck.spec.reference import REFERENCES
-from assigncheck.spec.strategies import problems
 
 KNOWN = {"H1", "H2", "H3", "H4", "H5", "H6", "balance.perfect", "balance.per-topic", "balance.local",
          "balance.optimal", "stickiness.max_retained", "per_topic_spread"}

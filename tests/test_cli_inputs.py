@@ -17,7 +17,7 @@ import pytest
 
 from assigncheck.ci import args as checks
 from assigncheck.ci.cli import main
-from assigncheck.spec.json_format import save_problem
+from assigncheck.formats.documents import save_problem
 from assigncheck.spec.model import Member, Problem
 
 CLI = str(Path(sys.executable).with_name("assigncheck"))

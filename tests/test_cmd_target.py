@@ -12,7 +12,7 @@ import pytest
 
 from assigncheck.impl.targets import command
 from assigncheck.impl.targets.command import CommandTarget, TargetError
-from assigncheck.spec.check import check_assignor
+from assigncheck.run.checks import check_assignor
 from assigncheck.spec.errors import InputError, TargetUnavailable
 from assigncheck.spec.model import Member, Problem
 
@@ -146,8 +146,8 @@ def test_everything_a_target_started_dies_with_it(tmp_path):
 
 
 def test_a_program_under_a_worker_process_dies_with_the_worker(tmp_path):
+    from assigncheck.formats.reproducer import TargetRef
     from assigncheck.impl.targets.worker import in_own_process
-    from assigncheck.spec.reproducer import TargetRef
 
     pid_file = tmp_path / "pid"
     worker = in_own_process(TargetRef(f"cmd:{sys.executable} {MISBEHAVING} grandchild {pid_file}"), {"X": "1"})

@@ -9,10 +9,10 @@ from kafka.coordinator.assignors.sticky.user_data import StickyAssignorUserData 
 from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment as KpAssignment
 from kafka.protocol.consumer.metadata import ConsumerProtocolSubscription as KpSubscription
 
-from assigncheck.spec import codec
-from assigncheck.spec.codec import StickyUserData, Subscription, WireAssignment
+from assigncheck.formats import wire as codec
+from assigncheck.formats.documents import problem_to_json
+from assigncheck.formats.wire import StickyUserData, Subscription, WireAssignment
 from assigncheck.spec.errors import WireFormatError
-from assigncheck.spec.json_format import problem_to_json
 from assigncheck.spec.model import Member, Problem
 
 OWNED = (("orders", (0, 2)), ("payments", (1,)))

@@ -3,7 +3,7 @@ wait (docs/ALGORITHMS.md). Planted rounds that withhold too much, too little or 
 H5/H6 alone miss most of them."""
 
 from assigncheck.impl.registry import get
-from assigncheck.spec.check import check_assignor
+from assigncheck.run.checks import check_assignor
 from assigncheck.spec.invariants import check_hard, cooperative_withhold
 from assigncheck.spec.model import Assignment, Member, Problem
 from assigncheck.spec.promises import Promises

@@ -94,7 +94,7 @@ def test_the_core_installs_and_checks_without_any_engine(tmp_path):
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "-c", str(ROOT / "constraints.txt")]
     subprocess.run([*pip, str(ROOT)], check=True, timeout=900)
-    code = ("import importlib.util, sys; from assigncheck.spec import strategies; "
+    code = ("import importlib.util, sys; from assigncheck.generate import strategies; "
             "print([m for m in ('pyspark', 'z3', 'atheris', 'matplotlib', 'pytest') if importlib.util.find_spec(m)])")
     out = subprocess.run([str(venv / "bin" / "python"), "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

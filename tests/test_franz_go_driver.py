@@ -9,10 +9,10 @@ import subprocess
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from assigncheck.formats.documents import dumps, problem_to_json, write_atomic
+from assigncheck.generate import strategies
 from assigncheck.impl.targets.command import CommandTarget, TargetError
-from assigncheck.spec import strategies
 from assigncheck.spec.check import check_assignment
-from assigncheck.spec.json_format import dumps, problem_to_json, write_atomic
 from assigncheck.spec.model import Assignment, Member, Problem
 from assigncheck.spec.reference import REFERENCES
 from assigncheck.spec.stickiness import retained, withheld

@@ -16,13 +16,13 @@ import pytest
 
 from assigncheck.ci.cli import main
 from assigncheck.ci.findings import reproduces
+from assigncheck.findings.signature import unreachable
+from assigncheck.formats.documents import load_problem
+from assigncheck.formats.reproducer import record_of
 from assigncheck.impl import registry
-from assigncheck.spec.json_format import load_problem
 from assigncheck.spec.model import Problem
 from assigncheck.spec.promises import Promises
 from assigncheck.spec.reference import REFERENCES
-from assigncheck.spec.reproducer import record_of
-from assigncheck.spec.signature import unreachable
 from benchmarks import franz_go
 
 FINDINGS = sorted((franz_go.ROOT / "examples" / "franz-go-findings").glob("*.json"))

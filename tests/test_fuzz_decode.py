@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from assigncheck.formats.documents import load_problem, problem_from_json, problem_to_json
 from assigncheck.fuzz.decode import (
     UNKNOWN_TOPIC,
     decode_problem,
@@ -17,9 +18,16 @@ from assigncheck.fuzz.decode import (
     encode_streams,
     scenario_bit,
 )
-from assigncheck.spec.json_format import load_problem, problem_from_json, problem_to_json
+from assigncheck.generate.scenario import (
+    AddPartitions,
+    DeleteTopic,
+    Join,
+    Leave,
+    RejoinStale,
+    Subscribe,
+    validate_scenario,
+)
 from assigncheck.spec.model import Member, Problem, StreamsProblem
-from assigncheck.spec.scenario import AddPartitions, DeleteTopic, Join, Leave, RejoinStale, Subscribe, validate_scenario
 
 VECTORS = Path(__file__).parent / "vectors"
 

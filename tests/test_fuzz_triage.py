@@ -6,14 +6,14 @@ import base64
 import json
 from dataclasses import replace
 
+from assigncheck.findings.minimize import minimize
+from assigncheck.formats.documents import load_problem
+from assigncheck.formats.reproducer import legacy_note_fields, record_of
+from assigncheck.formats.wire import Subscription, encode_subscription
 from assigncheck.fuzz.decode import encode_problem
-from assigncheck.fuzz.targets import AssignorTarget, CodecTarget, Finding, load
+from assigncheck.fuzz.harness import AssignorTarget, CodecTarget, Finding, load
 from assigncheck.fuzz.triage import Recorded, record, reproducer_path
-from assigncheck.spec.codec import Subscription, encode_subscription
-from assigncheck.spec.json_format import load_problem
-from assigncheck.spec.minimize import minimize
 from assigncheck.spec.model import Member, Problem
-from assigncheck.spec.reproducer import legacy_note_fields, record_of
 
 CEILING = "tests.fixtures.broken_assignors:CeilingForAllSticky"
 BOTH_KEEP = "tests.fixtures.broken_assignors:SameGenerationBothKeep"
@@ -111,7 +111,7 @@ def test_a_scenario_input_checks_every_round_it_reaches():
 
 
 def test_the_problem_kind_comes_from_the_target_not_its_name():
-    from assigncheck.fuzz.targets import kind_of
+    from assigncheck.fuzz.harness import kind_of
     from assigncheck.spec.model import StreamsProblem
 
     alias = "tests.fixtures.broken_assignors:TaskAssignorAlias"

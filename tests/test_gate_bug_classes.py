@@ -9,9 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from assigncheck.ci.gate import run_gate
+from assigncheck.ci.pipeline import run_gate
+from assigncheck.formats.reproducer import TargetRef, record_of
 from assigncheck.impl.registry import load, probe
-from assigncheck.spec.reproducer import TargetRef, record_of
 from assigncheck.verify.exhaustive import problems
 from assigncheck.verify.prove import Bound
 

@@ -1,4 +1,4 @@
-"""spec.generators: deterministic from (seed, shard, k), within each profile's bounds, every shape reached."""
+"""generate.seeded: deterministic from (seed, shard, k), within each profile's bounds, every shape reached."""
 
 import hashlib
 import os
@@ -8,12 +8,12 @@ from collections import Counter
 
 import pytest
 
+from assigncheck.formats.documents import dumps, problem_from_json, problem_to_json
+from assigncheck.generate.scenario import Scenario, scenario_from_json, scenario_to_json, validate_scenario
+from assigncheck.generate.seeded import PROFILES, generate, generate_streams
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.features import JUNK_KINDS, STREAMS_JUNK_KINDS, features, streams_features
-from assigncheck.spec.generators import PROFILES, generate, generate_streams
-from assigncheck.spec.json_format import dumps, problem_from_json, problem_to_json
 from assigncheck.spec.model import Problem, count_of, iter_pairs
-from assigncheck.spec.scenario import Scenario, scenario_from_json, scenario_to_json, validate_scenario
 
 
 def text(x):
@@ -30,7 +30,7 @@ def test_same_arguments_same_problem_and_k_matters(profile):
 
 
 def test_generation_ignores_the_hash_seed():
-    code = ("from assigncheck.spec.generators import generate; from assigncheck.spec.json_format import dumps, "
+    code = ("from assigncheck.generate.seeded import generate; from assigncheck.formats.documents import dumps, "
             "problem_to_json; import hashlib; print(hashlib.sha256(''.join(dumps(problem_to_json("
             "generate('small', 1, 2, k))) for k in range(50)).encode()).hexdigest())")
     digests = {

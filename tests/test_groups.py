@@ -6,14 +6,15 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 
-from assigncheck.spec import strategies
-from assigncheck.spec.check import check_assignment, check_assignor
+from assigncheck.findings.signature import unreachable
+from assigncheck.formats.documents import problem_from_json, problem_to_json
+from assigncheck.generate import strategies
+from assigncheck.run.checks import check_assignor
+from assigncheck.spec.check import check_assignment
 from assigncheck.spec.errors import FormatError
 from assigncheck.spec.groups import coordinator_form, coordinator_unreal
-from assigncheck.spec.json_format import problem_from_json, problem_to_json
 from assigncheck.spec.model import Assignment, Member, Problem
 from assigncheck.spec.promises import Promises
-from assigncheck.spec.signature import unreachable
 
 
 def _owned(problem: Problem) -> dict[str, dict[str, list[int]]]:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from assigncheck.ci.cli import main
-from assigncheck.spec.json_format import save_problem
+from assigncheck.formats.documents import save_problem
 from assigncheck.spec.model import Member, Problem
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -60,9 +60,9 @@ def test_campaign_and_exhaustive_proofs_refuse_it_too(tmp_path, capsys):
 
 
 def test_a_hanging_target_costs_the_properties_stage_its_circuit_breaker_not_minutes(tmp_path, monkeypatch):
-    from assigncheck.ci.gate import run_gate
+    from assigncheck.ci.pipeline import run_gate
     from assigncheck.impl.registry import load
-    from assigncheck.spec import check
+    from assigncheck.run import calls as check
 
     monkeypatch.setattr(check, "HANG_MIN_S", 1.0)  # the hang limit: 1 s here, max(30 s, 10 x budget) normally
     monkeypatch.setattr(check, "HANG_FACTOR", 0.5)

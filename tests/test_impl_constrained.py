@@ -1,4 +1,4 @@
-"""Constrained sticky, both variants (`impl/constrained.py`, `impl/constrained4.py`): KAFKA-12464's example
+"""Constrained sticky, both variants (`impl/constrained.py`, `impl/constrained_kip615.py`): KAFKA-12464's example
 (docs/SPEC.md §8.3) under ALGORITHMS.md's tie-breaks, every promise through the spec's checker (oracle max_retained,
 fixpoint, per-topic spread, order independence), the fallback to general sticky, and junk claims."""
 
@@ -8,15 +8,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from assigncheck.generate.strategies import problems as spec_problems
+from assigncheck.generate.strategies import sticky_rounds
 from assigncheck.impl import registry
 from assigncheck.impl.constrained import ConstrainedStickyAssignor, deal
-from assigncheck.impl.constrained4 import FourPhaseConstrainedAssignor
+from assigncheck.impl.constrained_kip615 import FourPhaseConstrainedAssignor
+from assigncheck.run.checks import check_assignor
 from assigncheck.spec import balance, oracle, stickiness
-from assigncheck.spec.check import check_assignor
 from assigncheck.spec.model import Assignment, Member, Problem, partitions_of
 from assigncheck.spec.rounds import next_round
-from assigncheck.spec.strategies import problems as spec_problems
-from assigncheck.spec.strategies import sticky_rounds
 
 from .impl_problems import next_problems, problems
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from assigncheck.generate.strategies import problems as spec_problems
+from assigncheck.generate.strategies import sticky_rounds
 from assigncheck.impl import cooperative, registry
 from assigncheck.impl.cooperative import CooperativeStickyAssignor, withhold
+from assigncheck.run.checks import check_assignor
 from assigncheck.spec import invariants, rounds, stickiness
-from assigncheck.spec.check import check_assignor
 from assigncheck.spec.model import Assignment, Member, Problem, partitions_of
 from assigncheck.spec.rounds import next_round, unassigned
-from assigncheck.spec.strategies import problems as spec_problems
-from assigncheck.spec.strategies import sticky_rounds
 
 from .impl_problems import next_problems, problems
 

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from assigncheck.generate.strategies import problems
 from assigncheck.impl.lag import LagAssignor, deal_topic
-from assigncheck.spec.check import check_assignor
+from assigncheck.run.checks import check_assignor
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.model import LagInfo, Member, Problem, StreamsProblem, TopicOffsets
 from assigncheck.spec.reference import REFERENCES
-from assigncheck.spec.strategies import problems
 
 LAG = LagAssignor()
 REFERENCE = REFERENCES["lag"]

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 
+from assigncheck.generate.strategies import problems as spec_problems
 from assigncheck.impl.range import RangeAssignor
-from assigncheck.spec.check import check_assignor
+from assigncheck.run.checks import check_assignor
 from assigncheck.spec.model import Member, Problem
 from assigncheck.spec.reference import REFERENCES
-from assigncheck.spec.strategies import problems as spec_problems
 
 from .impl_problems import problems
 

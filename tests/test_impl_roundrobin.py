@@ -7,11 +7,11 @@ import random
 
 from hypothesis import HealthCheck, given, settings
 
+from assigncheck.generate.strategies import problems as spec_problems
 from assigncheck.impl.roundrobin import RoundRobinAssignor
-from assigncheck.spec.check import check_assignor
+from assigncheck.run.checks import check_assignor
 from assigncheck.spec.model import Member, Problem
 from assigncheck.spec.reference import REFERENCES
-from assigncheck.spec.strategies import problems as spec_problems
 
 from .impl_problems import problems
 

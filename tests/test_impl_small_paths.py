@@ -8,18 +8,18 @@ import numpy as np
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from assigncheck.generate.strategies import problems, sticky_rounds
 from assigncheck.impl import constrained, constrained_small, cooperative, flow, flow_small, registry, sticky_small
 from assigncheck.impl import lag as lag_impl
 from assigncheck.impl import range as range_impl
 from assigncheck.impl import roundrobin as roundrobin_impl
 from assigncheck.impl.constrained import ConstrainedLayout, ConstrainedStickyAssignor
-from assigncheck.impl.constrained4 import FourPhaseConstrainedAssignor
-from assigncheck.impl.pairs import pair_table
+from assigncheck.impl.constrained_kip615 import FourPhaseConstrainedAssignor
 from assigncheck.impl.sticky import assign_general_sticky
+from assigncheck.impl.sticky_pairs import pair_table
 from assigncheck.spec.model import iter_pairs, partitions_of
 from assigncheck.spec.ownership import valid_claims
 from assigncheck.spec.rounds import next_round
-from assigncheck.spec.strategies import problems, sticky_rounds
 from benchmarks.ortools_flow import ortools_banded
 
 any_problem = st.one_of(problems(racks=None, min_partitions_per_topic=0), sticky_rounds(),

@@ -16,15 +16,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from assigncheck.formats.documents import assignment_to_json, load_problem
+from assigncheck.generate.strategies import problems, sticky_rounds
 from assigncheck.impl.sticky import StickyAssignor
+from assigncheck.run.checks import check_assignor, shuffled_problem
 from assigncheck.spec import balance, oracle, stickiness
-from assigncheck.spec.check import check_assignor, shuffled_problem
 from assigncheck.spec.errors import InputError
-from assigncheck.spec.json_format import assignment_to_json, load_problem
 from assigncheck.spec.model import Member, Problem, StreamsProblem, partitions_of
 from assigncheck.spec.ownership import valid_owned
 from assigncheck.spec.rounds import next_round
-from assigncheck.spec.strategies import problems, sticky_rounds
 
 STICKY = StickyAssignor()
 VECTOR_DIR = Path(__file__).parent / "vectors"
@@ -34,7 +34,7 @@ VECTORS = sorted(VECTOR_DIR.glob("sticky-general-*.json"))  # this file's; every
 @st.composite
 def unequal_problems(draw, max_topics: int = 4, max_partitions: int = 5, max_members: int = 5) -> Problem:
     """Small problems with unequal subscriptions, unknown topics and junk/conflicting claims, drawn
-    independently of `spec.strategies` (claims are uniformly random, so conflicts are frequent)."""
+    independently of `generate.strategies` (claims are uniformly random, so conflicts are frequent)."""
     names = [f"t{i}" for i in range(draw(st.integers(1, max_topics)))]
     topics = {t: draw(st.integers(0, max_partitions)) for t in names}
     pool = names + ["ghost"]
@@ -136,7 +136,7 @@ def test_medium_problems_are_optimal_order_independent_and_a_fixpoint():
 _CHILD = """
 import json, sys
 from assigncheck.impl.registry import get
-from assigncheck.spec.json_format import assignment_to_json, problem_from_json
+from assigncheck.formats.documents import assignment_to_json, problem_from_json
 problem = problem_from_json(json.loads(sys.stdin.read()))
 print(json.dumps(assignment_to_json(get(sys.argv[1]).assign(problem)), sort_keys=True))
 """
@@ -152,8 +152,8 @@ def _cross_process_problems():
 
 @pytest.mark.parametrize("name,problem", _cross_process_problems(), ids=lambda x: x if isinstance(x, str) else "")
 def test_same_output_in_processes_with_different_hash_seeds(name, problem):
+    from assigncheck.formats.documents import problem_to_json
     from assigncheck.impl.registry import get
-    from assigncheck.spec.json_format import problem_to_json
 
     doc = json.dumps(problem_to_json(problem))
     outputs = []

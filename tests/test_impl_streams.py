@@ -8,12 +8,12 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from assigncheck.generate.strategies import streams_problems
 from assigncheck.impl.streams import StreamsStickyAssignor, client_quotas
-from assigncheck.spec.check import check_assignor
+from assigncheck.run.checks import check_assignor
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.model import Client, Member, Problem, StreamsProblem
 from assigncheck.spec.reference import REFERENCES
-from assigncheck.spec.strategies import streams_problems
 from assigncheck.spec.streams_checks import check_streams
 
 STREAMS = StreamsStickyAssignor()

@@ -9,9 +9,8 @@ import time
 
 import pytest
 
-from assigncheck.spec import json_format, limits
-from assigncheck.spec.errors import FormatError, InputError
-from assigncheck.spec.json_format import (
+from assigncheck.formats import documents
+from assigncheck.formats.documents import (
     assignment_from_json,
     check_writable,
     load_assignment,
@@ -19,8 +18,10 @@ from assigncheck.spec.json_format import (
     problem_from_json,
     write_atomic,
 )
+from assigncheck.generate.scenario import scenario_from_json
+from assigncheck.spec import limits
+from assigncheck.spec.errors import FormatError, InputError
 from assigncheck.spec.promises import Promises
-from assigncheck.spec.scenario import scenario_from_json
 
 
 def _problem(**over):
@@ -77,7 +78,7 @@ def test_streams_tasks_clients_members_and_topics_are_bounded():
 
 
 def test_claims_and_outputs_are_bounded_like_partitions(monkeypatch):
-    monkeypatch.setattr(json_format, "MAX_PARTITIONS", 5)
+    monkeypatch.setattr(documents, "MAX_PARTITIONS", 5)
     owned = {"t": [0, 0, 0, 1, 1, 1]}  # junk repeats count: each is a row the checks must process
     with pytest.raises(InputError, match="6 owned partitions in total"):
         problem_from_json(_problem(members=[{"id": "a", "subscription": ["t"], "owned": owned}]))
@@ -132,7 +133,7 @@ def test_json_lines_are_cut_at_newlines_only(tmp_path):
     path = tmp_path / "p.jsonl"
     one = json.dumps(_problem(members=[{"id": "a\u2028b", "subscription": ["t"]}]), ensure_ascii=False)
     path.write_text(one + "\n" + one + "\n")
-    assert [p.members[0].member_id for p in json_format.load_problems(path)] == ["a\u2028b"] * 2
+    assert [p.members[0].member_id for p in documents.load_problems(path)] == ["a\u2028b"] * 2
 
 
 def test_promises_need_a_value_where_one_is_meant():

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
+from assigncheck.formats.reproducer import TargetRef
+from assigncheck.generate.seeded import generate
 from assigncheck.impl import registry
 from assigncheck.impl.targets import java_build, maven
 from assigncheck.impl.targets.command import TargetError
-from assigncheck.spec.check import check_assignor
-from assigncheck.spec.generators import generate
+from assigncheck.run.checks import check_assignor
 from assigncheck.spec.model import Member, Problem
 from assigncheck.spec.reference import REFERENCES
-from assigncheck.spec.reproducer import TargetRef
 
 KAFKA = "java:org.apache.kafka.clients.consumer."
 ASSIGNCHECK = [sys.executable, "-m", "assigncheck.ci.cli"]
@@ -248,8 +248,8 @@ def test_the_cache_is_reused_and_keyed_by_the_classpath_content(tmp_path, monkey
 # ---- replay in a fresh process -------------------------------------------------------------------------------
 
 def test_replay_of_a_java_reproducer_in_a_fresh_process(cache, tmp_path):
-    from assigncheck.spec.json_format import problem_to_json
-    from assigncheck.spec.reproducer import Record, save
+    from assigncheck.formats.documents import problem_to_json
+    from assigncheck.formats.reproducer import Record, save
 
     problem = Problem({"orders": 3}, (Member("a", {"orders"}, {"orders": [3]}, generation=5),
                                       Member("b", {"orders"}, {"orders": [0, 1]}, generation=5)))

@@ -4,8 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assigncheck.spec.errors import FormatError
-from assigncheck.spec.json_format import (
+from assigncheck.formats.documents import (
     assignment_from_json,
     assignment_to_json,
     load_problem,
@@ -14,6 +13,7 @@ from assigncheck.spec.json_format import (
     problem_to_json,
     save_problem,
 )
+from assigncheck.spec.errors import FormatError
 from assigncheck.spec.model import SMALL_ROWS, Assignment, Client, Member, Problem, StreamsProblem
 
 
@@ -150,8 +150,8 @@ def test_model_is_immutable_and_compact():
 def test_a_campaign_manifest_is_written_once_and_checked_on_resume(tmp_path):
     import pytest
 
+    from assigncheck.formats.documents import open_manifest
     from assigncheck.spec.errors import InputError
-    from assigncheck.spec.json_format import open_manifest
 
     path = tmp_path / "campaign.json"
     doc = {"kind": "campaign-manifest", "campaign": {"seed": 1, "shards": 4}}

@@ -1,4 +1,4 @@
-"""The one safe JSON reader (`spec.json_input`, re-exported by `spec.json_format`) and bounded input files."""
+"""The one safe JSON reader (`formats.json_input`, re-exported by `formats.documents`) and bounded input files."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import threading
 
 import pytest
 
+from assigncheck.formats.documents import load_json, parse_json, read_input
+from assigncheck.formats.json_input import MAX_JSON_DEPTH, JSONSyntaxError
 from assigncheck.spec.errors import FormatError
-from assigncheck.spec.json_format import load_json, parse_json, read_input
-from assigncheck.spec.json_input import MAX_JSON_DEPTH, JSONSyntaxError
 
 
 def test_a_repeated_key_is_an_error_naming_where():

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from assigncheck.formats.reproducer import TargetRef
 from assigncheck.impl import registry
 from assigncheck.impl.targets import java_build, maven
-from assigncheck.spec.check import check_assignor
+from assigncheck.run.checks import check_assignor
 from assigncheck.spec.model import Member, Problem
-from assigncheck.spec.reproducer import TargetRef
 
 ASSIGNORS = "java:org.apache.kafka.coordinator.group.assignor."
 FIRST, NEWEST = maven.COORDINATOR_FIRST, maven.COORDINATOR

@@ -12,11 +12,11 @@ import pytest
 
 from assigncheck.ci.cli import main
 from assigncheck.ci.findings import reproduces
+from assigncheck.findings.signature import unreachable
+from assigncheck.formats.documents import load_problem
+from assigncheck.formats.reproducer import record_of
 from assigncheck.impl import registry
 from assigncheck.spec.errors import TargetFailure
-from assigncheck.spec.json_format import load_problem
-from assigncheck.spec.reproducer import record_of
-from assigncheck.spec.signature import unreachable
 
 FINDINGS = sorted((Path(__file__).resolve().parents[1] / "examples" / "kafka-findings").glob("*.json"))
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from assigncheck.ci.cli import main
+from assigncheck.generate.scenario import load_scenario
 from assigncheck.spec.errors import InputError
-from assigncheck.spec.scenario import load_scenario
 
 MALFORMED = Path(__file__).parent / "malformed"
 PROBLEM = {"format": 1, "topics": {"orders": 3},

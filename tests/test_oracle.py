@@ -5,13 +5,15 @@ import random
 import pytest
 from hypothesis import given, settings
 
-from assigncheck.spec import oracle, oracle_small, strategies
+from assigncheck.generate import strategies
+from assigncheck.spec import oracle
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.invariants import check_hard
 from assigncheck.spec.model import Member, Problem, iter_pairs, partitions_of
 from assigncheck.spec.ownership import valid_owned
 from assigncheck.spec.racks import rack_aware
 from assigncheck.spec.reference.roundrobin import RoundRobinReference
+from assigncheck.spec.small import oracle as oracle_small
 from assigncheck.spec.stickiness import retained
 from assigncheck.verify import z3_oracle
 
@@ -86,7 +88,7 @@ def test_min_cost_flow_agrees_with_z3_on_strategy_problems(problem):
 @settings(max_examples=300, deadline=None)
 @given(strategies.problems(racks=None, min_members=0, min_partitions_per_topic=0))
 def test_small_path_agrees_with_the_vectorized_network(problem):
-    """`spec.oracle_small` (plain-Python network, figures read from the cost) against `spec.oracle`'s numpy one."""
+    """`spec.small.oracle` (plain-Python network, figures read from the cost) against `spec.oracle`'s numpy one."""
     for racks in (False, True):
         racks = racks and rack_aware(problem)
         for balance in ("none", "perfect", "optimal"):

@@ -4,9 +4,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from assigncheck.generate.strategies import problems
 from assigncheck.spec import partition_rows as rows
 from assigncheck.spec.model import Assignment, Problem, partitions_of
-from assigncheck.spec.strategies import problems
 
 
 @settings(max_examples=300, deadline=None)

@@ -1,5 +1,5 @@
 """The proofs stage checks that the Z3 model it proves says what the code does (sampled problems of the
-bound, `verify.replay.conformance`), and its exhaustive enumeration reaches the junk and cooperative shapes."""
+bound, `verify.counterexamples.conformance`), and its exhaustive enumeration reaches the junk and cooperative shapes."""
 
 import json
 from pathlib import Path
@@ -9,10 +9,10 @@ from assigncheck.ci.results import StageResult
 from assigncheck.ci.stages.proofs import _replay
 from assigncheck.impl import registry
 from assigncheck.spec.model import Assignment
+from assigncheck.verify.counterexamples import conformance, sample_problems
 from assigncheck.verify.exhaustive import exhaust, problems
 from assigncheck.verify.models import MODELS
 from assigncheck.verify.prove import Bound
-from assigncheck.verify.replay import conformance, sample_problems
 
 BOUND = Bound(3, 4, 2, 2)
 

@@ -12,14 +12,14 @@ import itertools
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from assigncheck.generate.strategies import problems
 from assigncheck.impl import registry
+from assigncheck.run.checks import check_assignor
 from assigncheck.spec import oracle, racks, stickiness
 from assigncheck.spec.balance import spread
-from assigncheck.spec.check import check_assignor
 from assigncheck.spec.model import Member, Problem, partitions_of
 from assigncheck.spec.ownership import valid_owned
 from assigncheck.spec.rounds import run_rounds
-from assigncheck.spec.strategies import problems
 
 from .rack_shapes import kafka_problem, null_racks
 from .rack_shapes import racks as rack_list

@@ -5,8 +5,8 @@ import dataclasses
 
 from hypothesis import given, settings
 
-from assigncheck.spec import strategies
-from assigncheck.spec.check import check_assignor
+from assigncheck.generate import strategies
+from assigncheck.run.checks import check_assignor
 from assigncheck.spec.reference import REFERENCES
 
 

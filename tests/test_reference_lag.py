@@ -3,7 +3,7 @@
 import numpy as np
 from hypothesis import given, settings
 
-from assigncheck.spec import strategies
+from assigncheck.generate import strategies
 from assigncheck.spec.balance import per_topic
 from assigncheck.spec.invariants import check_hard
 from assigncheck.spec.model import LagInfo, Member, Problem, TopicOffsets

@@ -4,7 +4,7 @@ import random
 
 from hypothesis import given, settings
 
-from assigncheck.spec import strategies
+from assigncheck.generate import strategies
 from assigncheck.spec.balance import per_topic
 from assigncheck.spec.invariants import check_hard
 from assigncheck.spec.model import Member, Problem

@@ -2,7 +2,7 @@
 
 from hypothesis import given, settings
 
-from assigncheck.spec import strategies
+from assigncheck.generate import strategies
 from assigncheck.spec.balance import perfect
 from assigncheck.spec.invariants import check_hard
 from assigncheck.spec.model import Member, Problem

@@ -5,7 +5,7 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings
 
-from assigncheck.spec import strategies
+from assigncheck.generate import strategies
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.model import Client, StreamsProblem
 from assigncheck.spec.reference import REFERENCES

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from assigncheck.ci.cli import main
-from assigncheck.spec.json_format import problem_to_json, write_atomic
+from assigncheck.formats.documents import problem_to_json, write_atomic
 from assigncheck.spec.model import Member, Problem, partitions_of
 
 
@@ -64,7 +64,7 @@ def test_outputs_do_not_depend_on_the_hash_seed(tmp_path):
         {t: [i, i + 1] for t in list(topics)[i:i + 3]}), i % 3, f"s{9 - i}" if i % 3 == 0 else None)
         for i in range(7))
     path = write_atomic(tmp_path / "p.json", json.dumps(problem_to_json(Problem(topics, members, "cooperative"))))
-    code = ("import sys, json; from assigncheck.impl import registry; from assigncheck.spec.json_format import "
+    code = ("import sys, json; from assigncheck.impl import registry; from assigncheck.formats.documents import "
             "load_problem, assignment_to_json; p = load_problem(sys.argv[1]); print(json.dumps({n: assignment_to_json("
             "registry.get(n).assign(p)) for n in ['range', 'roundrobin', 'sticky-constrained', "
             "'sticky-constrained-4phase', 'cooperative-sticky']}, sort_keys=True))")

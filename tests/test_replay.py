@@ -6,7 +6,7 @@ import base64
 import json
 
 from assigncheck.ci.cli import main
-from assigncheck.spec.json_format import save_problem, write_atomic
+from assigncheck.formats.documents import save_problem, write_atomic
 from assigncheck.spec.model import Member, Problem
 
 CEILING = "tests.fixtures.broken_assignors:CeilingForAllSticky"

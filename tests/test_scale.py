@@ -13,16 +13,16 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from assigncheck.ci.cli import main
-from assigncheck.ci.gate import run_gate
+from assigncheck.ci.pipeline import run_gate
 from assigncheck.ci.stages import scale as scale_stage
+from assigncheck.formats.documents import problem_to_json
+from assigncheck.formats.reproducer import TargetRef, record_of
+from assigncheck.generate import ladder
 from assigncheck.impl.registry import CallableAssignor, Declared, load, probe
-from assigncheck.spec import ladder
-from assigncheck.spec import scale as sc
+from assigncheck.run import scale as sc
 from assigncheck.spec.errors import InputError
-from assigncheck.spec.json_format import problem_to_json
 from assigncheck.spec.model import iter_pairs
 from assigncheck.spec.promises import Promises, TimeAt
-from assigncheck.spec.reproducer import TargetRef, record_of
 from benchmarks.harness import busy_cores
 from tests.fixtures.scale_targets import Linear, Quadratic
 

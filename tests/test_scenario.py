@@ -1,15 +1,13 @@
-"""spec.scenario: steps applied between rebalances, outputs fed back, cooperative rounds, JSON."""
+"""generate.scenario: steps applied between rebalances, outputs fed back, cooperative rounds, JSON."""
 
 import json
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from assigncheck.spec import strategies as S
-from assigncheck.spec.errors import FormatError, InputError
-from assigncheck.spec.json_format import problem_to_json
-from assigncheck.spec.model import Assignment, Member, Problem, count_of, iter_pairs, partitions_of
-from assigncheck.spec.scenario import (
+from assigncheck.formats.documents import problem_to_json
+from assigncheck.generate import strategies as S
+from assigncheck.generate.scenario import (
     AddPartitions,
     DeleteTopic,
     Join,
@@ -24,6 +22,8 @@ from assigncheck.spec.scenario import (
     scenario_from_json,
     scenario_to_json,
 )
+from assigncheck.spec.errors import FormatError, InputError
+from assigncheck.spec.model import Assignment, Member, Problem, count_of, iter_pairs, partitions_of
 
 
 def deal(problem: Problem) -> Assignment:

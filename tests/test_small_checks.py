@@ -1,4 +1,4 @@
-"""The checker's plain-Python path (`spec.small_checks`, small problems) against its vectorized one: whole reports
+"""The checker's plain-Python path (`spec.small.checks`, small problems) against its vectorized one: whole reports
 (every violation, word for word, and every measure) on hypothesis' problems, with assignor outputs, junk outputs
 and cooperative rounds."""
 
@@ -8,13 +8,13 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from assigncheck.generate.strategies import problems, sticky_rounds
 from assigncheck.impl import registry
 from assigncheck.spec import check, oracle, oracle_cache, racks
 from assigncheck.spec import rounds as spec_rounds
 from assigncheck.spec.model import Assignment, Member, Problem
 from assigncheck.spec.promises import Promises
 from assigncheck.spec.rounds import next_round
-from assigncheck.spec.strategies import problems, sticky_rounds
 
 EVERYTHING = [Promises(balance=b, stickiness="max_retained", per_topic_spread=True, racks=True)
               for b in ("perfect", "per-topic", "optimal", "local")]

@@ -1,15 +1,15 @@
-"""spec.strategies: well-formed output, every promised shape reached, shrinking toward simple."""
+"""generate.strategies: well-formed output, every promised shape reached, shrinking toward simple."""
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, find, given, settings
 from hypothesis.errors import InvalidArgument
 
-from assigncheck.spec import strategies as S
-from assigncheck.spec.json_format import problem_from_json, problem_to_json
+from assigncheck.formats.documents import problem_from_json, problem_to_json
+from assigncheck.generate import strategies as S
+from assigncheck.generate.scenario import STEP_KINDS, scenario_from_json, scenario_to_json, validate_scenario
 from assigncheck.spec.model import count_of, iter_pairs
 from assigncheck.spec.ownership import valid_owned
-from assigncheck.spec.scenario import STEP_KINDS, scenario_from_json, scenario_to_json, validate_scenario
 
 QUICK = settings(max_examples=60, database=None, deadline=None, suppress_health_check=list(HealthCheck))
 

@@ -2,7 +2,7 @@
 
 from hypothesis import given, settings
 
-from assigncheck.spec import strategies
+from assigncheck.generate import strategies
 from assigncheck.spec.check import check_assignment
 from assigncheck.spec.model import Assignment, Client, StreamsProblem
 from assigncheck.spec.reference import REFERENCES

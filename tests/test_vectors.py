@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from assigncheck.formats.documents import load_problem
 from assigncheck.impl import registry
-from assigncheck.spec.check import check_assignor
-from assigncheck.spec.json_format import load_problem
+from assigncheck.run.checks import check_assignor
 
 VECTORS = sorted((Path(__file__).parent / "vectors").glob("*.json"))
 

@@ -15,9 +15,9 @@ import pytest
 
 from assigncheck.ci.cli import main
 from assigncheck.ci.context import PROFILES, Profile
-from assigncheck.ci.gate import WORK_PREFIX, run_gate
+from assigncheck.ci.pipeline import WORK_PREFIX, run_gate
+from assigncheck.formats.reproducer import TargetRef, record_of
 from assigncheck.impl.registry import load, probe
-from assigncheck.spec.reproducer import TargetRef, record_of
 from benchmarks.harness import busy_cores
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -84,9 +84,9 @@ def test_a_finding_that_does_not_replay_is_listed_but_does_not_fail_the_gate(tmp
 
 def test_a_z3_counterexample_replays_under_the_checkers_id(tmp_path):
     from assigncheck.spec.violations import INVARIANTS
+    from assigncheck.verify.counterexamples import replay, save_counterexample
     from assigncheck.verify.models import BROKEN
     from assigncheck.verify.prove import Bound, prove
-    from assigncheck.verify.replay import replay, save_counterexample
 
     model = next(iter(BROKEN.values()))  # the planted ceiling-for-all bug
     proof = prove(model, Bound(3, 4, 1, 1), 60, stop_at_first=True)

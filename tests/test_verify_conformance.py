@@ -1,11 +1,11 @@
 """Each Z3 model, evaluated on concrete problems, equals the Python implementation's output: without this
-a proof about the model says nothing about our code. Problems: `spec.generators` "small" profile, seeded,
+a proof about the model says nothing about our code. Problems: `generate.seeded` "small" profile, seeded,
 adapted to what the model covers (no racks, no lag; equal subscriptions for the constrained models)."""
 
 import pytest
 
+from assigncheck.generate.seeded import generate
 from assigncheck.impl import registry
-from assigncheck.spec.generators import generate
 from assigncheck.spec.model import Member, Problem
 from assigncheck.verify.model_problems import evaluate
 from assigncheck.verify.models import MODELS

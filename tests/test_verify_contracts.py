@@ -7,10 +7,10 @@ from dataclasses import replace
 import pytest
 import z3
 
+from assigncheck.verify.counterexamples import model_violations
 from assigncheck.verify.models import BROKEN, MODELS, chains, contracts
 from assigncheck.verify.models.encoding import Shape
 from assigncheck.verify.prove import Bound, prove, shapes
-from assigncheck.verify.replay import model_violations
 
 MODEL = MODELS["sticky-constrained"]
 

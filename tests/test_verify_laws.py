@@ -4,12 +4,12 @@ path (quick query, then facts under the non-flattening tactic) still refutes the
 
 import z3
 
+from assigncheck.verify.counterexamples import model_violations
 from assigncheck.verify.models import BROKEN, MODELS, chains, laws
 from assigncheck.verify.models import constrained as model
 from assigncheck.verify.models.encoding import Shape, symbolic, valid_owned
 from assigncheck.verify.models.facts import bitblast_solver, prove_fact
 from assigncheck.verify.prove import Bound, prove
-from assigncheck.verify.replay import model_violations
 
 
 def _shape(members, topics):

@@ -3,11 +3,11 @@ replay on the real code, and the helper lemmas. The big bounds are behind `slow`
 
 import pytest
 
-from assigncheck.spec.json_format import load_problem, problem_to_json
+from assigncheck.formats.documents import load_problem, problem_to_json
+from assigncheck.verify.counterexamples import model_violations, replay, save_counterexample
 from assigncheck.verify.models import BROKEN, MODELS, VARIANTS
 from assigncheck.verify.models.facts import prove_fact
 from assigncheck.verify.prove import Bound, prove, shapes, topic_vectors
-from assigncheck.verify.replay import model_violations, replay, save_counterexample
 
 SMALL = Bound(members=3, partitions=3, topics=2, generations=2)
 

@@ -6,8 +6,9 @@ from dataclasses import replace
 
 from hypothesis import HealthCheck, assume, given, settings
 
+from assigncheck.generate import strategies
 from assigncheck.impl import registry
-from assigncheck.spec import oracle, strategies
+from assigncheck.spec import oracle
 from assigncheck.spec.model import Assignment, Member, Problem
 from assigncheck.spec.racks import rack_aware
 from assigncheck.verify import z3_oracle

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from assigncheck.impl.registry import get, load_target
-from assigncheck.spec.check import check_assignor
+from assigncheck.run.checks import check_assignor
 from assigncheck.spec.model import Member, Problem, partitions_of
 from benchmarks.zoo import ZOO, target_spec
 

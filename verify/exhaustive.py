@@ -23,13 +23,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import combinations_with_replacement, permutations
 
-from assigncheck.spec.check import check_assignor, oracle_balance
+from assigncheck.run.checks import check_assignor
+from assigncheck.spec.check import oracle_balance
 from assigncheck.spec.model import Member, Problem
 from assigncheck.spec.promises import Assignor, Promises
 from assigncheck.spec.racks import rack_aware
 from assigncheck.spec.violations import Violation
-
-from .prove import Bound, topic_vectors
+from assigncheck.verify.prove import Bound, topic_vectors
 
 # topics subscribed, flat partitions claimed, generation, junk (claims gone-0 and t0-n, subscribes to gone)
 Profile = tuple[frozenset[int], frozenset[int], int, bool]
@@ -168,7 +168,7 @@ def z3_optima_violations(problem: Problem, quality: dict, promises: Promises) ->
     == the optimum and, with the `racks` promise on a rack-aware problem, no more mismatches than Z3's fewest
     (retained then taken among those, as `spec.racks` ranks them); a disagreement between Z3 and the min-cost-flow
     oracle is a finding too."""
-    from .z3_oracle import max_retained, min_mismatches, optimal_sum_squares
+    from assigncheck.verify.z3_oracle import max_retained, min_mismatches, optimal_sum_squares
     out = []
     if not quality.get("promises_enforced"):
         return out
@@ -206,7 +206,7 @@ def exhaust(
     result = ExhaustiveResult(getattr(assignor, "name", "target"), bound)
     start = time.perf_counter()
     if racks:
-        from .exhaustive_racks import rack_problems
+        from assigncheck.verify.exhaustive_racks import rack_problems
 
         source = rack_problems(bound, protocol, equal_subscriptions=promises.equal_subscriptions_only)
     else:

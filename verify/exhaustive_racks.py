@@ -16,9 +16,8 @@ from itertools import combinations_with_replacement, product
 
 from assigncheck.spec.model import Member, Problem
 from assigncheck.spec.racks import rack_aware
-
-from .exhaustive import _subsets
-from .prove import Bound, topic_vectors
+from assigncheck.verify.exhaustive import _subsets
+from assigncheck.verify.prove import Bound, topic_vectors
 
 RACKS = ("r0", "r1")
 SWAP = {"r0": "r1", "r1": "r0", None: None}

@@ -7,9 +7,8 @@ import z3
 
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.model import Assignment, Member, Problem, iter_pairs
-
-from .models.base import Model
-from .models.encoding import Inputs, Shape, concrete
+from assigncheck.verify.models.base import Model
+from assigncheck.verify.models.encoding import Inputs, Shape, concrete
 
 
 def _member_order(model: Model, problem: Problem) -> list[Member]:

@@ -36,14 +36,13 @@ from typing import Literal, NamedTuple
 
 import z3
 
+from assigncheck.formats.documents import problem_from_json
 from assigncheck.spec.errors import InputError
-from assigncheck.spec.json_format import problem_from_json
 from assigncheck.spec.model import Problem
-
-from .model_problems import problem_from_model
-from .models.base import Model
-from .models.encoding import Inputs, Shape, symbolic, topic_vectors
-from .models.facts import bitblast_solver, prove_fact
+from assigncheck.verify.model_problems import problem_from_model
+from assigncheck.verify.models.base import Model
+from assigncheck.verify.models.encoding import Inputs, Shape, symbolic, topic_vectors
+from assigncheck.verify.models.facts import bitblast_solver, prove_fact
 
 Status = Literal["open", "proved", "counterexample", "unknown"]
 # chained models: one plain query per small shape, before the facts are built (measured per shape: plain SAT
@@ -267,7 +266,7 @@ Answers = tuple[list[tuple[Shape, Answer]], list[tuple[Shape, Answer]]]  # (cell
 
 def _shape_rows(model: Model, shapes_: list[Shape], generations: int, deadline: float) -> list[tuple[Shape, Answer]]:
     """Shapes proved with the real model, in a worker (deadline: time.time())."""
-    from assigncheck.spec.json_format import problem_to_json
+    from assigncheck.formats.documents import problem_to_json
 
     names, out = _invariant_names(model), []
     for shape in shapes_:
@@ -288,7 +287,7 @@ def _cells_job(name: str, topics: int, generations: int, deadline: float,
     """A composed model's cells in a worker, each by its carrier shape; a cell the composition does not prove
     is then proved shape by shape with the real model. The cells of one task share a partition count, hence
     the keep contracts they prove."""
-    from .models import get_model
+    from assigncheck.verify.models import get_model
 
     model = get_model(name)
     composed = model.composed(topics)  # type: ignore[misc]
@@ -306,7 +305,7 @@ def _cells_job(name: str, topics: int, generations: int, deadline: float,
 
 
 def _shapes_job(name: str, generations: int, deadline: float, shapes_: list[Shape]) -> Answers:
-    from .models import get_model
+    from assigncheck.verify.models import get_model
 
     return [], _shape_rows(get_model(name), shapes_, generations, deadline)
 
@@ -316,7 +315,7 @@ def _ahead(model: Model, bound: Bound, cells: list[tuple[tuple[int, int], list[S
     """What the workers prove before this process goes through the cells in order: (composed cells by
     carrier, shapes). Spawned processes (Z3 is not fork-safe), the largest tasks first; the model is looked
     up by name there, so only the registered models go parallel."""
-    from .models import get_model
+    from assigncheck.verify.models import get_model
 
     try:
         if get_model(model.name) is not model:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 from ortools.graph.python import max_flow, min_cost_flow
 
-from assigncheck.impl.require import require_problem
+from assigncheck.impl.problem_kind import require_problem
 from assigncheck.spec.model import AnyProblem, Assignment, Problem
 from assigncheck.spec.ownership import valid_owned
 from assigncheck.spec.promises import Promises

@@ -1,6 +1,6 @@
 """Measure the harness on the zoo: every entry through every gate stage, timed, plus the mutation score.
 
-Each (entry, technique) cell runs the real gate, `ci.gate.run_gate([target], "quick", dir, stages=[stage])`,
+Each (entry, technique) cell runs the real gate, `ci.pipeline.run_gate([target], "quick", dir, stages=[stage])`,
 and records: caught or not, the stage's wall time (time to the first counterexample, minimization
 included; the budget when nothing is found), the invariant, and the size of the reproducer the stage
 wrote (members, partitions). A catch counts only if the unbroken assignor (`BREAKS`) passes on that
@@ -26,10 +26,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from assigncheck.ci.gate import STAGES, run_gate
+from assigncheck.ci.pipeline import STAGES, run_gate
+from assigncheck.formats.documents import load_problem, write_atomic
 from assigncheck.impl.registry import get, load_target
-from assigncheck.spec.check import check_assignor
-from assigncheck.spec.json_format import load_problem, write_atomic
+from assigncheck.run.checks import check_assignor
 from assigncheck.spec.model import Problem
 
 from . import ZOO, target_spec

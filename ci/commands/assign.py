@@ -9,12 +9,12 @@ from __future__ import annotations
 import argparse
 
 from assigncheck.ci import args as checks
+from assigncheck.formats.documents import assignment_to_json, dumps, load_problem
 from assigncheck.impl import registry
-from assigncheck.spec.json_format import assignment_to_json, dumps, load_problem
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from assigncheck.ci.targets import add_java_options
+    from assigncheck.ci.target_flags import add_java_options
 
     parser = subparsers.add_parser("assign", help="run one assignor on a problem file and print its assignment JSON")
     who = parser.add_mutually_exclusive_group(required=True)
@@ -28,9 +28,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from assigncheck.ci.targets import refs_from_args
-    from assigncheck.spec.check import _Failed, protocol_form, run_assignor
-    from assigncheck.spec.errors import InputError
+    from assigncheck.ci.target_flags import refs_from_args
+    from assigncheck.run.calls import run_assignor
+    from assigncheck.spec.errors import AssignorFailed, InputError
+    from assigncheck.spec.groups import protocol_form
 
     if args.assignor and (args.classpath or args.config or args.maven):
         flag = "--classpath" if args.classpath else "--maven" if args.maven else "--config"
@@ -40,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     problem = load_problem(args.problem)
     try:  # the protocol the target speaks, no time budget; a failure is one line, not a traceback
         out = run_assignor(assignor, protocol_form(problem, assignor.promises), budget_s=None)
-    except _Failed as failed:
+    except AssignorFailed as failed:
         raise InputError("--target" if args.target else "--assignor",
                          f"{assignor.name} gave no assignment (H7): {failed.violation.message}") from None
     finally:

@@ -10,11 +10,11 @@ import sys
 from typing import Any
 
 from assigncheck.ci import args as checks
-from assigncheck.spec.generators import PROFILES
+from assigncheck.generate.seeded import PROFILES
 
 
 def register(subparsers: Any) -> None:
-    from assigncheck.ci.targets import add_target_options
+    from assigncheck.ci.target_flags import add_target_options
 
     parser = subparsers.add_parser("campaign", help="sharded differential and fuzz campaigns (Spark)",
                                    description=__doc__.splitlines()[0])
@@ -77,7 +77,7 @@ def run_diff(args: argparse.Namespace) -> int:
 
 def _target_keys(args: argparse.Namespace) -> tuple[str, ...]:
     """The campaign's target references (promises, classpath), each checked to run before any shard starts."""
-    from assigncheck.ci.targets import open_targets, refs_from_args
+    from assigncheck.ci.target_flags import open_targets, refs_from_args
 
     refs = refs_from_args(args.target, args.promises, args.classpath, args.config, args.maven)
     for target in open_targets(refs):
@@ -130,9 +130,9 @@ def run_fuzz(args: argparse.Namespace) -> int:
 
 
 def run_show_row(args: argparse.Namespace) -> int:
+    from assigncheck.formats.documents import dumps, problem_to_json
+    from assigncheck.generate.scenario import Scenario, scenario_to_json
     from assigncheck.spark.diff_rows import regenerate
-    from assigncheck.spec.json_format import dumps, problem_to_json
-    from assigncheck.spec.scenario import Scenario, scenario_to_json
 
     instance = regenerate(args.instance)
     doc = scenario_to_json(instance) if isinstance(instance, Scenario) else problem_to_json(instance)

@@ -27,8 +27,8 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from assigncheck.formats.documents import dumps, load_assignment, load_problem
     from assigncheck.spec.check import check_assignment
-    from assigncheck.spec.json_format import dumps, load_assignment, load_problem
     from assigncheck.spec.promises import Promises
 
     promises = Promises.parse(args.promises)

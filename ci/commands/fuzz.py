@@ -14,7 +14,7 @@ from assigncheck.spec.errors import InputError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from assigncheck.ci.targets import add_java_options
+    from assigncheck.ci.target_flags import add_java_options
 
     parser = subparsers.add_parser("fuzz", help="fuzz an assignor or a wire decoder; write minimized reproducers")
     parser.add_argument("--target", required=True, type=checks.nonempty,
@@ -44,9 +44,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from assigncheck.ci.engines import require
-    from assigncheck.ci.targets import refs_from_args
+    from assigncheck.ci.target_flags import refs_from_args
+    from assigncheck.fuzz.harness import CODEC_TARGETS, all_targets
     from assigncheck.fuzz.jobs import fuzz_target
-    from assigncheck.fuzz.targets import CODEC_TARGETS, all_targets
     from assigncheck.impl import registry
 
     if args.engine == "atheris":

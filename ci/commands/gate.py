@@ -13,7 +13,7 @@ from assigncheck.spec.errors import InputError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from assigncheck.ci.targets import add_target_options
+    from assigncheck.ci.target_flags import add_target_options
 
     p = sub.add_parser("gate", help="run every stage on the built-in assignors or on your targets")
     p.add_argument("--profile", default="quick", choices=tuple(PROFILES),
@@ -39,11 +39,11 @@ def run(args: argparse.Namespace) -> int:
 
     from assigncheck.ci.console import print_summary
     from assigncheck.ci.engines import STAGE_ENGINES, available_stages, in_ci, install_hint, missing, require
-    from assigncheck.ci.gate import check_report_dir, run_gate
+    from assigncheck.ci.pipeline import check_report_dir, run_gate
     from assigncheck.ci.reports import write_all
     from assigncheck.ci.stages.campaign import ROWS_FILE
-    from assigncheck.ci.targets import targets_from_args
-    from assigncheck.spec.json_format import load_json
+    from assigncheck.ci.target_flags import targets_from_args
+    from assigncheck.formats.documents import load_json
 
     not_run = ""
     if args.stages is None:  # every stage whose engine is installed

@@ -56,10 +56,10 @@ def run(args: argparse.Namespace) -> int:
     from assigncheck.spec.errors import InputError
 
     require("assigncheck prove", "z3")
+    from assigncheck.verify.counterexamples import replay, save_counterexample
     from assigncheck.verify.lemmas import LEMMAS, prove_lemma
     from assigncheck.verify.models import MODELS, get_model
     from assigncheck.verify.prove import Bound, prove
-    from assigncheck.verify.replay import replay, save_counterexample
 
     bound = Bound(args.members, args.partitions, args.topics, args.generations)
     shapes = args.members * sum(math.comb(args.partitions, k) for k in range(1, args.topics + 1))
@@ -105,10 +105,10 @@ def run(args: argparse.Namespace) -> int:
 def _exhaustive(args: argparse.Namespace, bound: object) -> int:
     from pathlib import Path
 
-    from assigncheck.ci.targets import open_targets, refs_from_args
+    from assigncheck.ci.target_flags import open_targets, refs_from_args
+    from assigncheck.formats.documents import problem_to_json
+    from assigncheck.formats.reproducer import Record, save
     from assigncheck.impl.registry import ref_of
-    from assigncheck.spec.json_format import problem_to_json
-    from assigncheck.spec.reproducer import Record, save
     from assigncheck.verify.exhaustive import exhaust
 
     (target,) = open_targets(refs_from_args(args.exhaustive, args.promises))

@@ -1,11 +1,11 @@
 """`assigncheck replay FILE`: does a reproducer still reproduce?
 
 Everything comes from the file: the target (spec, declared promises, classpath), the invariant, the check's
-seed and CPU budget (`spec.reproducer`). Flags override them, for "does it reproduce on another target?".
+seed and CPU budget (`formats.reproducer`). Flags override them, for "does it reproduce on another target?".
 Exit 1 when the recorded invariant breaks again (for H8, nondeterminism, when two runs of the same input differ
 within a few tries; for H8 across processes, when two fresh processes of the target, started with the variable
 and values the file records, answer differently; for a timing finding of the scale stage, when the same
-problem, timed again the same way, is again over the budget or the promise: `spec.scale.retime`), 0 when it
+problem, timed again the same way, is again over the budget or the promise: `run.scale.retime`), 0 when it
 no longer does, 2 when the file or the target cannot be used.
 """
 
@@ -25,7 +25,7 @@ DEFAULT_BUDGET_S = 10.0
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from assigncheck.ci.targets import add_java_options
+    from assigncheck.ci.target_flags import add_java_options
 
     parser = subparsers.add_parser("replay", help="rerun a reproducer: exit 1 if its violation reproduces")
     parser.add_argument("file", help="a reproducer written by the gate, `fuzz` or a campaign, or - for standard input")
@@ -54,10 +54,10 @@ def _say(args: argparse.Namespace, answer: dict[str, Any]) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from assigncheck.fuzz.targets import CodecTarget
+    from assigncheck.formats.documents import load_json, problem_from_json
+    from assigncheck.formats.reproducer import record_of
+    from assigncheck.fuzz.harness import CodecTarget
     from assigncheck.fuzz.triage import codec_finding
-    from assigncheck.spec.json_format import load_json, problem_from_json
-    from assigncheck.spec.reproducer import record_of
 
     if args.minimize is not None:
         checks.output_file(args.minimize, "--minimize")  # before the replay, not after the shrinking
@@ -101,8 +101,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _target_ref(args: argparse.Namespace, record: Any) -> Any:
     """The file's target, or the flags' (held to the promises the finding was about unless told otherwise)."""
-    from assigncheck.ci.targets import refs_from_args
-    from assigncheck.spec.reproducer import TargetRef
+    from assigncheck.ci.target_flags import refs_from_args
+    from assigncheck.formats.reproducer import TargetRef
 
     ref = record.target if record is not None else TargetRef(args.target)
     if args.target:
@@ -120,7 +120,7 @@ def _target_ref(args: argparse.Namespace, record: Any) -> Any:
 def _replay(args: argparse.Namespace, ref: Any, problem: Any, invariant: str | None, budget: float,
             hang: float | None, seed: int, note: str) -> dict[str, Any]:
     from assigncheck.ci.findings import H8_TRIES, reproduces
-    from assigncheck.ci.targets import open_targets
+    from assigncheck.ci.target_flags import open_targets
     from assigncheck.spec.violations import judged_as
 
     (target,) = open_targets([ref])
@@ -142,8 +142,8 @@ def _replay(args: argparse.Namespace, ref: Any, problem: Any, invariant: str | N
 
 def _retime(args: argparse.Namespace, ref: Any, problem: Any, record: Any, budget: float,
             hang: float | None) -> dict[str, Any]:
-    from assigncheck.ci.targets import open_targets
-    from assigncheck.spec.scale import retime
+    from assigncheck.ci.target_flags import open_targets
+    from assigncheck.run.scale import retime
 
     (target,) = open_targets([ref])
     try:
@@ -163,8 +163,8 @@ def _retime(args: argparse.Namespace, ref: Any, problem: Any, record: Any, budge
 def _replay_processes(args: argparse.Namespace, ref: Any, problem: Any, record: Any, budget: float,
                       hang: float | None, note: str) -> dict[str, Any]:
     from assigncheck.ci.processes import TRIES, Pair, Processes, replay
-    from assigncheck.spec.minimize import minimize
-    from assigncheck.spec.reproducer import save
+    from assigncheck.findings.minimize import minimize
+    from assigncheck.formats.reproducer import save
 
     processes = Processes.from_json(record.extra["processes"])
     violations, attempt = replay(ref, problem, processes, budget, hang)
@@ -172,7 +172,7 @@ def _replay_processes(args: argparse.Namespace, ref: Any, problem: Any, record: 
     summary = (f"reproduces: H8 across two processes of {name} (try {attempt} of {TRIES})" if violations
                else f"no longer reproduces H8 across two processes of {name}")
     if violations and args.minimize:
-        from assigncheck.spec.json_format import problem_to_json
+        from assigncheck.formats.documents import problem_to_json
 
         pair = Pair(ref, processes, ref.spec)
         try:
@@ -188,8 +188,8 @@ def _replay_processes(args: argparse.Namespace, ref: Any, problem: Any, record: 
 
 def _conformance(ref: Any, problem: Any) -> dict[str, Any]:
     from assigncheck.impl import registry
+    from assigncheck.verify.counterexamples import disagrees
     from assigncheck.verify.models import MODELS, models_of
-    from assigncheck.verify.replay import disagrees
 
     assignor = registry.load(ref)
     models = models_of(assignor.name)  # the model of what it claims to be
@@ -207,12 +207,12 @@ def _conformance(ref: Any, problem: Any) -> dict[str, Any]:
 
 def _minimize(target: Any, problem: Any, violation: Any, seed: int, budget: float, source: str, out: Path,
               note: str) -> str:
+    from assigncheck.findings.minimize import minimize
+    from assigncheck.findings.signature import keeps_its_shape
+    from assigncheck.formats.documents import load_json, problem_to_json
+    from assigncheck.formats.reproducer import Record, record_of, save
     from assigncheck.impl.registry import ref_of
-    from assigncheck.spec.check import check_assignor
-    from assigncheck.spec.json_format import load_json, problem_to_json
-    from assigncheck.spec.minimize import minimize
-    from assigncheck.spec.reproducer import Record, record_of, save
-    from assigncheck.spec.signature import keeps_its_shape
+    from assigncheck.run.checks import check_assignor
 
     keeps = keeps_its_shape(problem, target.promises)
 

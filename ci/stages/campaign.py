@@ -15,9 +15,9 @@ from typing import Any
 from assigncheck.ci.context import HANGS_IN_A_ROW, Context
 from assigncheck.ci.findings import NOT_MINIMIZED, Candidate, settle
 from assigncheck.ci.results import StageResult, Work
-from assigncheck.spec.json_format import problem_from_json, write_atomic
+from assigncheck.findings.signature import raw_key
+from assigncheck.formats.documents import problem_from_json, write_atomic
 from assigncheck.spec.promises import Assignor, problem_kind
-from assigncheck.spec.signature import raw_key
 from assigncheck.spec.violations import Violation
 
 PLOT_ROWS = 5000  # enough points for the plots, bounded whatever the campaign size

@@ -9,8 +9,8 @@ import time
 from assigncheck.ci.context import HANGS_IN_A_ROW, Context, stop_if_interrupted
 from assigncheck.ci.findings import Candidate, Collector, settle, write_reproducer
 from assigncheck.ci.results import Finding, StageResult, Work
+from assigncheck.findings.signature import signature
 from assigncheck.spec.promises import Assignor, problem_kind
-from assigncheck.spec.signature import signature
 from assigncheck.spec.violations import Violation, judged_as
 
 # Bounds that finish within the quick profile's budget on 2 cores; `full` goes further.
@@ -35,8 +35,8 @@ def _model_for(target: Assignor, protocol: str = "eager") -> object | None:
 
 
 def _prove(target: Assignor, model: object, ctx: Context) -> StageResult:
+    from assigncheck.verify.counterexamples import replay
     from assigncheck.verify.prove import Bound, prove
-    from assigncheck.verify.replay import replay
 
     started = time.monotonic()
     bound = Bound(*PROOF_BOUND.get(ctx.profile.name, PROOF_BOUND["quick"]))
@@ -62,10 +62,10 @@ def _replay(target: Assignor, model: object, bound: object, seconds: float, ctx:
             result: StageResult) -> int:
     """The proof is about the model: run model and code side by side on sampled problems of the bound, and
     report the first (minimized) problem they disagree on. Returns how many problems they agreed on."""
+    from assigncheck.findings.minimize import minimize
     from assigncheck.spec.check import differing_members
-    from assigncheck.spec.minimize import minimize
+    from assigncheck.verify.counterexamples import conformance, disagrees
     from assigncheck.verify.model_problems import evaluate
-    from assigncheck.verify.replay import conformance, disagrees
 
     found = conformance(model, target, bound, seconds=seconds, seed=ctx.seed,  # type: ignore[arg-type]
                         at_least=REPLAY_AT_LEAST)
@@ -90,7 +90,7 @@ def _replay(target: Assignor, model: object, bound: object, seconds: float, ctx:
 
 
 def _exhaust(target: Assignor, ctx: Context) -> StageResult:
-    from assigncheck.spec.check import check_assignor
+    from assigncheck.run.checks import check_assignor
     from assigncheck.verify.exhaustive import problems, z3_optima_violations
     from assigncheck.verify.prove import Bound
 

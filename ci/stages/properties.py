@@ -27,7 +27,7 @@ def strategy_for(target: Assignor) -> Any:
     """Problems inside the target's domain: Streams tasks, lag problems, equal subscriptions..."""
     from hypothesis.strategies import one_of
 
-    from assigncheck.spec import strategies as st
+    from assigncheck.generate import strategies as st
 
     if problem_kind(target) == "streams":
         return st.streams_problems()
@@ -80,8 +80,8 @@ def run(target: Assignor, ctx: Context) -> StageResult:
     from hypothesis import seed as fix_seed
 
     from assigncheck.ci.processes import Sample
-    from assigncheck.spec.check import check_assignor
-    from assigncheck.spec.heap import loaded_frozen
+    from assigncheck.run.checks import check_assignor
+    from assigncheck.run.gc import loaded_frozen
 
     started = time.monotonic()
     deadline = started + ctx.profile.properties_s

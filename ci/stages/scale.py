@@ -1,12 +1,12 @@
-"""Gate stage `scale`: CPU time per call on a seeded ladder of production-size problems (`spec.ladder`).
+"""Gate stage `scale`: CPU time per call on a seeded ladder of production-size problems (`generate.ladder`).
 
 The other stages send small problems, where an assignor quadratic in members x partitions is instant. This one
 climbs the ladder in ascending size, every shape and state in turn, up to 2,100 members x 2,100 partitions on
 one topic and 1,000 x 10,000 over 100 topics in the quick profile (two more doublings in `full`), timing each
-rung as `spec.scale` does (CPU time, the minimum of a few calls) and checking each output with the spec's
+rung as `run.scale` does (CPU time, the minimum of a few calls) and checking each output with the spec's
 checker (H1-H6, the promised balance, stickiness, spread and racks; H8 across the rung's calls).
 
-Verdicts (`spec.scale`): H7 when every call at a rung passes the per-call CPU budget; `scale.time` and
+Verdicts (`run.scale`): H7 when every call at a rung passes the per-call CPU budget; `scale.time` and
 `scale.growth` for the `max_time` and `max_growth` promises. Without a promise the growth of each series is
 measured and reported. The ladder stops at its first timing finding: its rung is the smallest offending size on
 the ladder, and its problem, written whole (not minimized), the reproducer. A crash, a hang or a wrong output at
@@ -24,8 +24,8 @@ from typing import Any
 from assigncheck.ci.context import HANGS_IN_A_ROW, Context, stop_if_interrupted
 from assigncheck.ci.findings import Collector, settle, write_reproducer
 from assigncheck.ci.results import Finding, StageResult, Work
-from assigncheck.spec import ladder
-from assigncheck.spec import scale as sc
+from assigncheck.generate import ladder
+from assigncheck.run import scale as sc
 from assigncheck.spec.promises import Assignor, problem_kind
 from assigncheck.spec.violations import Violation
 
@@ -66,7 +66,7 @@ class _Ladder:
         self.hangs = 0
 
     def climb(self, rungs: Sequence[ladder.Rung], deadline: float) -> int:
-        from assigncheck.spec.heap import freeze_loaded
+        from assigncheck.run.gc import freeze_loaded
 
         for rung in rungs:  # made once per process; then frozen: the calls' collections walk none of them
             ladder.problem(rung, self.ctx.seed, self.form)
@@ -128,7 +128,8 @@ class _Ladder:
 
     def _output_violations(self, problem: Any, timing: sc.Timing) -> list[Violation]:
         """The spec's checks of the rung's output, and H8 between its first two calls."""
-        from assigncheck.spec.check import check_assignment, differing_members, protocol_form
+        from assigncheck.spec.check import check_assignment, differing_members
+        from assigncheck.spec.groups import protocol_form
         from assigncheck.spec.invariants import CAP, and_more
 
         problem = protocol_form(problem, self.target.promises)
@@ -167,10 +168,10 @@ class _Ladder:
 
     def _timing_finding(self, violation: Violation, problem: Any, rung: ladder.Rung, series: str, verdict: str,
                         timing: sc.Timing, base: tuple[str, int, float, Any] | None = None) -> None:
-        """A timing finding: its rung's problem, whole, as the reproducer; `spec.scale.retime` replays it."""
-        from assigncheck.spec.check import protocol_form
-        from assigncheck.spec.json_format import problem_to_json
-        from assigncheck.spec.signature import signature
+        """A timing finding: its rung's problem, whole, as the reproducer; `run.scale.retime` replays it."""
+        from assigncheck.findings.signature import signature
+        from assigncheck.formats.documents import problem_to_json
+        from assigncheck.spec.groups import protocol_form
 
         sent = protocol_form(problem, self.target.promises)
         info: dict[str, Any] = {"verdict": verdict, "rung": f"{rung.text} ({series})", "size": rung.size,
@@ -233,7 +234,7 @@ class _Ladder:
 
 
 def run(target: Assignor, ctx: Context) -> StageResult:
-    from assigncheck.spec.heap import loaded_frozen
+    from assigncheck.run.gc import loaded_frozen
 
     started = time.monotonic()
     kind = problem_kind(target)

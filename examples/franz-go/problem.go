@@ -12,7 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// problem is assigncheck's consumer problem document (spec/json_format.py): what the group's members sent and
+// problem is assigncheck's consumer problem document (formats/documents.py): what the group's members sent and
 // what the metadata says. Fields kgo's leader never reads (lag offsets) are not kept.
 type problem struct {
 	Format         int                   `json:"format"`

@@ -3,7 +3,7 @@
 The harness starts COMMAND once per worker (in its own session, so everything it starts is killed with it)
 and keeps it running. One request at a time, one line each way.
 
-Protocol version 1 (`cmd:COMMAND`): the request is the problem document of `spec.json_format`
+Protocol version 1 (`cmd:COMMAND`): the request is the problem document of `formats.documents`
 (`{"format": 1, "kind": "consumer", ...}`); the answer is `{"format": 1, "assignment": {member: {topic:
 [indices]}}}`, or `{"format": 1, "error": "message"}` when the target gives up.
 
@@ -45,8 +45,8 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
+from assigncheck.formats.documents import assignment_from_json, dumps, parse_json, problem_to_json
 from assigncheck.spec.errors import FormatError, InputError, TargetFailure, TargetUnavailable
-from assigncheck.spec.json_format import assignment_from_json, dumps, parse_json, problem_to_json
 from assigncheck.spec.model import AnyProblem, Assignment
 from assigncheck.spec.promises import Promises
 

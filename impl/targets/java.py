@@ -34,11 +34,10 @@ import os
 import subprocess
 from typing import Any
 
+from assigncheck.impl.targets import java_build
+from assigncheck.impl.targets.command import CommandTarget, TargetError
 from assigncheck.spec.errors import InputError, TargetUnavailable
 from assigncheck.spec.promises import Promises
-
-from . import java_build
-from .command import CommandTarget, TargetError
 
 KAFKA = "org.apache.kafka.clients.consumer."
 KAFKA_PROMISES: dict[str, Promises] = {

@@ -67,7 +67,7 @@ def holds(classpath: Sequence[str], class_file: str) -> bool:
 
 def resolve_classpath(classpath: Sequence[str], class_name: str) -> tuple[str, ...]:
     """Absolute entries, each checked to exist, and Kafka's pinned jars when no entry holds an assignor API."""
-    from . import maven
+    from assigncheck.impl.targets import maven
 
     entries = []
     for entry in classpath:

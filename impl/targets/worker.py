@@ -16,9 +16,8 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from assigncheck.spec.reproducer import TargetRef
-
-from .command import CommandTarget
+from assigncheck.formats.reproducer import TargetRef
+from assigncheck.impl.targets.command import CommandTarget
 
 
 def in_own_process(ref: TargetRef, env: Mapping[str, str], name: str = "") -> CommandTarget:
@@ -28,9 +27,9 @@ def in_own_process(ref: TargetRef, env: Mapping[str, str], name: str = "") -> Co
 
 
 def _answer(target: Any, request: dict[str, Any]) -> dict[str, Any]:
-    from assigncheck.spec.check import crash_cause
+    from assigncheck.formats.documents import assignment_to_json, problem_from_json
+    from assigncheck.run.calls import crash_cause
     from assigncheck.spec.errors import TargetFailure
-    from assigncheck.spec.json_format import assignment_to_json, problem_from_json
 
     doc: dict[str, Any] = {"format": 2, "id": request.get("id"), "batch": True}
     try:
@@ -44,8 +43,8 @@ def _answer(target: Any, request: dict[str, Any]) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
+    from assigncheck.formats.documents import dumps, parse_json
     from assigncheck.impl.registry import load
-    from assigncheck.spec.json_format import dumps, parse_json
 
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # the target's own prints never pass for answers

@@ -5,11 +5,11 @@ Fast built-in assignors that promise `exact=<name>` must reproduce these outputs
 
 from __future__ import annotations
 
-from ..promises import Assignor
-from .lag import LagReference
-from .range import RangeReference
-from .roundrobin import RoundRobinReference
-from .streams import StreamsReference
+from assigncheck.spec.promises import Assignor
+from assigncheck.spec.reference.lag import LagReference
+from assigncheck.spec.reference.range import RangeReference
+from assigncheck.spec.reference.roundrobin import RoundRobinReference
+from assigncheck.spec.reference.streams import StreamsReference
 
 REFERENCES: dict[str, Assignor] = {
     a.name: a for a in (RangeReference(), RoundRobinReference(), LagReference(), StreamsReference())

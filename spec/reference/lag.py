@@ -13,9 +13,9 @@ import heapq
 
 import numpy as np
 
-from ..errors import InputError
-from ..model import Assignment, Problem
-from ..promises import Promises
+from assigncheck.spec.errors import InputError
+from assigncheck.spec.model import Assignment, Problem
+from assigncheck.spec.promises import Promises
 
 
 def partition_lags(problem: Problem, topic: str) -> list[int]:

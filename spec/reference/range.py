@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..model import Assignment, Member, Problem
-from ..promises import Promises
+from assigncheck.spec.model import Assignment, Member, Problem
+from assigncheck.spec.promises import Promises
 
 
 class _TopicState:

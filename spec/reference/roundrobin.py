@@ -8,8 +8,8 @@ past that member. With equal subscriptions the counts differ by at most one.
 
 from __future__ import annotations
 
-from ..model import Assignment, Member, Problem
-from ..promises import Promises
+from assigncheck.spec.model import Assignment, Member, Problem
+from assigncheck.spec.promises import Promises
 
 
 class RoundRobinReference:

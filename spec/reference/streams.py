@@ -26,9 +26,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..errors import InputError
-from ..model import Assignment, StreamsProblem, iter_pairs
-from ..promises import Promises
+from assigncheck.spec.errors import InputError
+from assigncheck.spec.model import Assignment, StreamsProblem, iter_pairs
+from assigncheck.spec.promises import Promises
 
 Task = tuple[str, int]
 

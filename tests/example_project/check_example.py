@@ -3,7 +3,7 @@
 from hypothesis import given, settings
 from my_assignor import LosesTheLastPartition, SimpleRoundRobin
 
-from assigncheck.spec import strategies
+from assigncheck.generate import strategies
 
 
 def test_simple_round_robin_meets_the_spec(assigncheck):

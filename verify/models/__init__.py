@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from assigncheck.spec.errors import InputError
-
-from . import constrained, constrained4, cooperative, roundrobin
-from . import range as range_model  # the module, not the builtin
-from .base import Model
+from assigncheck.verify.models import constrained, constrained_kip615, cooperative, roundrobin
+from assigncheck.verify.models import range as range_model  # the module, not the builtin
+from assigncheck.verify.models.base import Model
 
 MODELS: dict[str, Model] = {
-    m.name: m for m in (range_model.MODEL, roundrobin.MODEL, constrained.MODEL, constrained4.MODEL, cooperative.MODEL)
+    m.name: m
+    for m in (range_model.MODEL, roundrobin.MODEL, constrained.MODEL, constrained_kip615.MODEL, cooperative.MODEL)
 }
 # Deliberately broken variants: the proofs must refute them (tests, benchmarks, `prove --assignor`).
 BROKEN: dict[str, Model] = {constrained.BROKEN.name: constrained.BROKEN}

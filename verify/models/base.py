@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import z3
 
-from .encoding import Inputs
+from assigncheck.verify.models.encoding import Inputs
 
 Matrix = list[list[z3.BoolRef]]
 

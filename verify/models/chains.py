@@ -8,9 +8,9 @@ from collections.abc import Sequence
 
 import z3
 
-from . import laws
-from .encoding import Inputs
-from .laws import bit, instance, prefixes, slot_terms, total, umin
+from assigncheck.verify.models import laws
+from assigncheck.verify.models.encoding import Inputs
+from assigncheck.verify.models.laws import bit, instance, prefixes, slot_terms, total, umin
 
 Row = list[z3.BoolRef]
 

@@ -17,11 +17,11 @@ from functools import partial
 
 import z3
 
-from . import chains, laws
-from . import properties as prop
-from .base import Matrix, Model, next_round, tag_second_round
-from .contracts import REAL, Stages, contracted
-from .encoding import Inputs, count, cover, live_claims, sub_floor0, umin, valid_owned
+from assigncheck.verify.models import chains, laws
+from assigncheck.verify.models import properties as prop
+from assigncheck.verify.models.base import Matrix, Model, next_round, tag_second_round
+from assigncheck.verify.models.contracts import REAL, Stages, contracted
+from assigncheck.verify.models.encoding import Inputs, count, cover, live_claims, sub_floor0, umin, valid_owned
 
 
 def quotas(inp: Inputs) -> tuple[int, int, int]:

@@ -27,8 +27,8 @@ from functools import partial
 
 import z3
 
-from . import chains, laws
-from .encoding import Inputs, Shape, topic_vectors
+from assigncheck.verify.models import chains, laws
+from assigncheck.verify.models.encoding import Inputs, Shape, topic_vectors
 
 Row = list[z3.BoolRef]
 _fresh = itertools.count()  # distinct names for the fresh outputs of every stage instance
@@ -126,7 +126,7 @@ def obligations(key: tuple) -> list[tuple[Inputs, z3.BoolRef]]:
 def prove_contract(key: tuple, seconds: float) -> str:
     """"proved" | "counterexample" | "unknown": every obligation of `key`, each with its stage's law
     chains (proved first) as helper facts."""
-    from .facts import bitblast_solver, prove_fact
+    from assigncheck.verify.models.facts import bitblast_solver, prove_fact
 
     for inp, goal in obligations(key):
         facts = []

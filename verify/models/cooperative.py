@@ -13,11 +13,11 @@ from functools import partial
 
 import z3
 
-from . import properties as prop
-from .base import Matrix, Model, next_round
-from .constrained import assign as eager_assign
-from .contracts import REAL, Stages, contracted
-from .encoding import Inputs, valid_owned
+from assigncheck.verify.models import properties as prop
+from assigncheck.verify.models.base import Matrix, Model, next_round
+from assigncheck.verify.models.constrained import assign as eager_assign
+from assigncheck.verify.models.contracts import REAL, Stages, contracted
+from assigncheck.verify.models.encoding import Inputs, valid_owned
 
 
 def assign(inp: Inputs, holder: str = "valid", stages: Stages = REAL) -> Matrix:

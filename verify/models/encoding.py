@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 
 import z3
 
-from . import laws
-from .laws import val, valid_column
+from assigncheck.verify.models import laws
+from assigncheck.verify.models.laws import val, valid_column
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,8 +7,17 @@ from __future__ import annotations
 
 import z3
 
-from .encoding import Inputs, Shape, column_step, deal, disjoint_union, keep_first, keep_positions, u_index
-from .laws import law_formula
+from assigncheck.verify.models.encoding import (
+    Inputs,
+    Shape,
+    column_step,
+    deal,
+    disjoint_union,
+    keep_first,
+    keep_positions,
+    u_index,
+)
+from assigncheck.verify.models.laws import law_formula
 
 FactKey = tuple[object, ...]
 _proved: dict[FactKey, str] = {}
@@ -53,7 +62,7 @@ def lemma(key: FactKey) -> z3.BoolRef:
         inp = _fresh_inputs(Shape(1, (nparts,)), width)
         disjoint_union(inp, _bools("a", nparts), _bools("b", nparts))
     elif kind == "plan3":
-        from .constrained import plan
+        from assigncheck.verify.models.constrained import plan
 
         variant, members, nparts = params[0], int(params[1]), int(params[2])
         inp = _fresh_inputs(Shape(members, (nparts,)), width)
@@ -79,7 +88,7 @@ def prove_fact(key: FactKey, timeout_s: float) -> str:
     if _proved.get(key) == "proved":
         return "proved"
     if key[0] == "contract":  # a stage against its contract (verify.models.contracts), with its own facts
-        from .contracts import prove_contract
+        from assigncheck.verify.models.contracts import prove_contract
 
         result = prove_contract(key, timeout_s)
         _proved[key] = result

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import z3
 
-from .chains import row_count
-from .encoding import Inputs, count, umin
-from .laws import total as sum_terms
+from assigncheck.verify.models.chains import row_count
+from assigncheck.verify.models.encoding import Inputs, count, umin
+from assigncheck.verify.models.laws import total as sum_terms
 
 Matrix = list[list[z3.BoolRef]]
 

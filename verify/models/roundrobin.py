@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import z3
 
-from . import properties as prop
-from .base import Matrix, Model
-from .encoding import Inputs
+from assigncheck.verify.models import properties as prop
+from assigncheck.verify.models.base import Matrix, Model
+from assigncheck.verify.models.encoding import Inputs
 
 
 def assign(inp: Inputs) -> Matrix:

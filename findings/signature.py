@@ -18,11 +18,11 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 
-from .features import JUNK_KINDS, features
-from .groups import coordinator_form, coordinator_unreal
-from .model import AnyProblem, Problem
-from .promises import Promises
-from .violations import Violation
+from assigncheck.spec.features import JUNK_KINDS, features
+from assigncheck.spec.groups import coordinator_form, coordinator_unreal
+from assigncheck.spec.model import AnyProblem, Problem
+from assigncheck.spec.promises import Promises
+from assigncheck.spec.violations import Violation
 
 # Features that describe every problem one way or the other carry no information about a bug.
 _NEUTRAL = frozenset({"unknown_generation", "equal_subscriptions"})

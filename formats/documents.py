@@ -42,11 +42,18 @@ from typing import Any
 
 import numpy as np
 
-from .errors import FormatError, InputError
-from .heap import gc_paused
-from .json_input import JSONSyntaxError, decode, file_kind, load_json, parse_json, read_input
-from .limits import MAX_MEMBERS, MAX_PARTITIONS, MAX_TASKS, MAX_TOPICS, check_limit
-from .model import (
+from assigncheck.formats.json_input import (
+    JSONSyntaxError,
+    decode,
+    file_kind,
+    gc_paused,
+    load_json,
+    parse_json,
+    read_input,
+)
+from assigncheck.spec.errors import FormatError, InputError
+from assigncheck.spec.limits import MAX_MEMBERS, MAX_PARTITIONS, MAX_TASKS, MAX_TOPICS, check_limit
+from assigncheck.spec.model import (
     EMPTY,
     GROUP_TYPES,
     INT32_MAX,

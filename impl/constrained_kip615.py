@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from assigncheck.impl.constrained import ConstrainedAssignor, ConstrainedLayout, deal, quotas
+from assigncheck.impl.constrained_small import SmallLayout, place_four_phase
 from assigncheck.spec.model import Assignment
-
-from .constrained import ConstrainedAssignor, ConstrainedLayout, deal, quotas
-from .constrained_small import SmallLayout, place_four_phase
 
 
 class FourPhaseConstrainedAssignor(ConstrainedAssignor):

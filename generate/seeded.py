@@ -25,13 +25,13 @@ from dataclasses import replace
 
 import numpy as np
 
-from . import build
-from .build import SeededChooser, add_junk_claim, previous_claims, random_step
-from .errors import InputError
-from .features import JUNK_KINDS
-from .model import Assignment, Member, Problem, StreamsProblem, partitions_of
-from .rounds import next_round
-from .scenario import Scenario, Step, apply_step
+from assigncheck.generate import build
+from assigncheck.generate.build import SeededChooser, add_junk_claim, previous_claims, random_step
+from assigncheck.generate.scenario import Scenario, Step, apply_step
+from assigncheck.spec.errors import InputError
+from assigncheck.spec.features import JUNK_KINDS
+from assigncheck.spec.model import Assignment, Member, Problem, StreamsProblem, partitions_of
+from assigncheck.spec.rounds import next_round
 
 PROFILES = ("small", "kafka-like", "large", "churn")
 # The `small` profile: the spec's whole problem space at small sizes, every choice left to the seed.

@@ -25,11 +25,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .check import _Failed, protocol_form, run_timed
-from .heap import loaded_frozen
-from .model import AnyProblem, Assignment, Problem
-from .promises import Assignor
-from .violations import Violation
+from assigncheck.run.calls import run_timed
+from assigncheck.run.gc import loaded_frozen
+from assigncheck.spec.errors import AssignorFailed
+from assigncheck.spec.groups import protocol_form
+from assigncheck.spec.model import AnyProblem, Assignment, Problem
+from assigncheck.spec.promises import Assignor
+from assigncheck.spec.violations import Violation
 
 CALLS = 3  # a rung's time is the minimum of this many calls, when the first one counts at all
 GROWTH_SLACK = 2.0  # one of two CPU times may be inflated this much by a busy machine (shared caches, SMT)
@@ -88,7 +90,7 @@ def time_calls(target: Assignor, problem: AnyProblem, budget_s: float, hang_s: f
     Stops at a failure; after a call under `floor` (too fast to tell more); and after two calls once one was
     under `verdict_s`, the least time a verdict needs (the budget, a promised time): the minimum can no longer
     reach it, and two calls still give H8 two outputs to compare. In process, call it with what is alive frozen
-    (`spec.heap`): a full collection during a call then walks only what the call made."""
+    (`run.gc`): a full collection during a call then walks only what the call made."""
     problem = protocol_form(problem, target.promises)
     cpu: list[float] = []
     outputs: list[Assignment] = []
@@ -97,7 +99,7 @@ def time_calls(target: Assignor, problem: AnyProblem, budget_s: float, hang_s: f
         copy = fresh(problem)
         try:
             out, seconds = run_timed(target, copy, budget_s, hang_s)
-        except _Failed as failed:
+        except AssignorFailed as failed:
             if failed.violation.cause not in TIMEOUT_CAUSES:
                 return Timing(tuple(cpu), over, tuple(outputs), failed.violation)
             cpu.append(budget_s)
@@ -139,7 +141,7 @@ def retime(target: Assignor, problem: AnyProblem, scale: Mapping[str, Any], budg
 
 def _retime(target: Assignor, problem: AnyProblem, scale: Mapping[str, Any], budget_s: float,
             hang_s: float | None) -> tuple[list[Violation], str]:
-    from .json_format import problem_from_json
+    from assigncheck.formats.documents import problem_from_json
 
     verdict, rung, name = scale.get("verdict"), str(scale.get("rung", "this problem")), target.name
     promises = target.promises

@@ -9,12 +9,12 @@ that members may subscribe to or claim but that is never in the metadata.
     problems()                      any consumer problem, junk claims included
     problems(claims="valid", equal_subscriptions=True, protocol="cooperative")
     sticky_rounds()                 a balanced previous assignment fed back, then one membership change
-    scenarios(max_steps=3)          a `spec.scenario.Scenario`
+    scenarios(max_steps=3)          a `generate.scenario.Scenario`
     streams_problems()              a Streams task problem
 
 `features(problem)` names what a problem exercises (each junk claim kind, racks, static members, ...);
 tests and campaigns use it to show that the generators reach every feature they promise. The problems
-themselves come from `spec.build`, the one builder the seeded generators share.
+themselves come from `generate.build`, the one builder the seeded generators share.
 """
 
 from __future__ import annotations
@@ -25,13 +25,13 @@ from typing import Any, Literal
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from . import build
-from .build import T, fitting_step_kinds, random_step
-from .features import ABSENT_TOPIC, JUNK_KINDS, RACKS, STREAMS_JUNK_KINDS, features, streams_features
-from .groups import coordinator_form
-from .model import GROUP_TYPES, Assignment, GroupType, LagInfo, Problem, StreamsProblem
-from .rounds import next_round
-from .scenario import STEP_KINDS, Scenario, Step, apply_step
+from assigncheck.generate import build
+from assigncheck.generate.build import T, fitting_step_kinds, random_step
+from assigncheck.generate.scenario import STEP_KINDS, Scenario, Step, apply_step
+from assigncheck.spec.features import ABSENT_TOPIC, JUNK_KINDS, RACKS, STREAMS_JUNK_KINDS, features, streams_features
+from assigncheck.spec.groups import coordinator_form
+from assigncheck.spec.model import GROUP_TYPES, Assignment, GroupType, LagInfo, Problem, StreamsProblem
+from assigncheck.spec.rounds import next_round
 
 __all__ = [
     "ABSENT_TOPIC", "JUNK_KINDS", "RACKS", "STREAMS_JUNK_KINDS", "features", "lag_infos", "partition_racks",
@@ -43,7 +43,7 @@ Claims = Literal["none", "valid", "junk"]
 
 
 class _Draws:
-    """`spec.build.Chooser` over hypothesis draws, so the builder's choices shrink like any other.
+    """`generate.build.Chooser` over hypothesis draws, so the builder's choices shrink like any other.
 
     Each strategy is made once per distinct argument and kept (`_made`): a new strategy object is validated on its
     first draw, and that validation, not the draw, was most of the properties stage's time (a problem's fifty
@@ -131,7 +131,7 @@ def previous_assignments(draw: st.DrawFn, problem: Problem, *, balanced: bool | 
 
 @st.composite
 def partition_racks(draw: st.DrawFn, topic_counts: dict[str, int]) -> dict[str, tuple[frozenset[str], ...]]:
-    """Replica racks per partition (KIP-881), see `spec.build.partition_racks`."""
+    """Replica racks per partition (KIP-881), see `generate.build.partition_racks`."""
     return build.partition_racks(_Draws(draw), topic_counts)
 
 
@@ -160,7 +160,7 @@ def problems(
     co_partitioned: bool = False,
     group_type: GroupType = "classic",
 ) -> st.SearchStrategy[Problem]:
-    """Consumer problems (`min_partitions_per_topic=0` allows empty topics); see `spec.build.Space`.
+    """Consumer problems (`min_partitions_per_topic=0` allows empty topics); see `generate.build.Space`.
 
     - equal_subscriptions: True (one shared set), False (independent sets, at least two differ when
       there are two members), None (either).
@@ -198,7 +198,7 @@ def problems(
 
 @st.composite
 def steps(draw: st.DrawFn, problem: Problem, history: Sequence[Problem], *, kinds: Sequence[str] = STEP_KINDS) -> Step:
-    """One membership or metadata change that fits `problem` (see `spec.build.random_step`)."""
+    """One membership or metadata change that fits `problem` (see `generate.build.random_step`)."""
     _check(bool(fitting_step_kinds(problem, history, kinds)), f"no step of kinds {list(kinds)} fits this problem")
     return random_step(_Draws(draw), problem, history, kinds)
 

@@ -1,6 +1,6 @@
 """One way to build problems from choices: the generator family behind hypothesis's strategies
-(`spec.strategies`), the seeded campaign generators (`spec.generators`) and the Z3 models' sampled problems
-(`verify.replay`). Each draws its randomness through a `Chooser` (hypothesis's `draw`, which shrinks; a seeded
+(`generate.strategies`), the seeded campaign generators (`generate.seeded`) and the Z3 models' sampled problems
+(`verify.counterexamples`). Each draws its randomness through a `Chooser` (hypothesis's `draw`, which shrinks; a seeded
 `random.Random`, which replays from three integers) and says which problems it wants with a `Space`.
 
 A builder draws the simple choice first (no claims, generation -1, no racks, eager...), so hypothesis shrinks
@@ -18,9 +18,28 @@ from typing import Literal, Protocol, TypeVar
 
 import numpy as np
 
-from .features import ABSENT_TOPIC, JUNK_KINDS, RACKS
-from .model import INT32_MIN, Assignment, Client, LagInfo, Member, Problem, StreamsProblem, TopicOffsets, partitions_of
-from .scenario import STEP_KINDS, AddPartitions, DeleteTopic, Join, Leave, RejoinStale, Step, Subscribe
+from assigncheck.generate.scenario import (
+    STEP_KINDS,
+    AddPartitions,
+    DeleteTopic,
+    Join,
+    Leave,
+    RejoinStale,
+    Step,
+    Subscribe,
+)
+from assigncheck.spec.features import ABSENT_TOPIC, JUNK_KINDS, RACKS
+from assigncheck.spec.model import (
+    INT32_MIN,
+    Assignment,
+    Client,
+    LagInfo,
+    Member,
+    Problem,
+    StreamsProblem,
+    TopicOffsets,
+    partitions_of,
+)
 
 T = TypeVar("T")
 Claims = Literal["none", "valid", "junk", "any"]
@@ -347,7 +366,7 @@ def streams_problem(choose: Chooser, *, min_clients: int = 1, max_clients: int =
     """A Streams task problem: clients of capacity 1..max_capacity, previous actives (at most one client per
     task) and up to `max_standbys` standbys per task (never on its active client); "junk" adds up to four junk
     task claims."""
-    from .features import STREAMS_JUNK_KINDS
+    from assigncheck.spec.features import STREAMS_JUNK_KINDS
 
     subtopologies = {f"s{i}": choose.integer(1, max_tasks) for i in range(choose.integer(1, max_subtopologies))}
     n = choose.integer(min_clients, max_clients)
@@ -399,7 +418,7 @@ def fitting_step_kinds(problem: Problem, history: Sequence[Problem], kinds: Sequ
 
 def random_step(choose: Chooser, problem: Problem, history: Sequence[Problem], kinds: Sequence[str] = STEP_KINDS
                 ) -> Step:
-    """One membership or metadata change that fits `problem` (`history` as in `spec.scenario.apply_step`).
+    """One membership or metadata change that fits `problem` (`history` as in `generate.scenario.apply_step`).
     New subscriptions may name `gone`; adding partitions to `gone` creates it."""
     possible = fitting_step_kinds(problem, history, kinds)
     if not possible:

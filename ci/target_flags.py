@@ -8,9 +8,9 @@ import os
 from collections.abc import Sequence
 
 from assigncheck.ci import args as checks
+from assigncheck.formats.reproducer import TargetRef
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.promises import Assignor, Promises
-from assigncheck.spec.reproducer import TargetRef
 
 TARGET_HELP = ("a built-in name, package.module:object, cmd:COMMAND (cmd2: for protocol 2), java:CLASS, "
                "kafka-python:NAME, aiokafka:NAME")

@@ -29,11 +29,11 @@ from typing import Any, TypeAlias
 
 import numpy as np
 
-from . import json_format
-from .errors import FormatError, InputError
-from .limits import MAX_MEMBERS, MAX_PARTITIONS, check_limit
-from .model import INT32_MAX, Assignment, LagInfo, Member, Problem, TopicOffsets, partitions_of
-from .rounds import next_round, run_rounds
+from assigncheck.formats import documents as json_format
+from assigncheck.spec.errors import FormatError, InputError
+from assigncheck.spec.limits import MAX_MEMBERS, MAX_PARTITIONS, check_limit
+from assigncheck.spec.model import INT32_MAX, Assignment, LagInfo, Member, Problem, TopicOffsets, partitions_of
+from assigncheck.spec.rounds import next_round, run_rounds
 
 
 @dataclass(frozen=True, slots=True)

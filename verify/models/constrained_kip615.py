@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import z3
 
-from .base import Matrix, Model
-from .constrained import quotas, sticky_invariants
-from .encoding import (
+from assigncheck.verify.models.base import Matrix, Model
+from assigncheck.verify.models.constrained import quotas, sticky_invariants
+from assigncheck.verify.models.encoding import (
     Inputs,
     count,
     deal,

@@ -4,7 +4,7 @@ small path.
 On a group of a few members and a few dozen partitions every numpy call (5-20 us) costs more than the work it
 does, and a report runs a dozen checks. These views hold the same facts as `spec.partition_rows` (global
 partition ids in (topic, index) order, one row per listed (member, partition), valid and raw claims) as tuples,
-sets and dicts; `spec.small_checks` reads them. `tests/test_small_checks.py` holds every report of the small path
+sets and dicts; `spec.small.checks` reads them. `tests/test_small_checks.py` holds every report of the small path
 equal to the vectorized one.
 """
 
@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from .model import Assignment, Member, Problem, partitions_of
-from .ownership import valid_claims
-from .partition_rows import last_call_cache
+from assigncheck.spec.model import Assignment, Member, Problem, partitions_of
+from assigncheck.spec.ownership import valid_claims
+from assigncheck.spec.partition_rows import last_call_cache
 
 # A problem is small when its partitions, its raw claims and an output's rows are each at most this many.
 SMALL = 256

@@ -10,13 +10,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from assigncheck.impl import registry
-from assigncheck.spec.check import check_assignor, run_assignor
+from assigncheck.run.calls import run_assignor
+from assigncheck.run.checks import check_assignor
 from assigncheck.spec.model import Assignment, Problem
 from assigncheck.spec.promises import Assignor
 from assigncheck.spec.violations import Violation
-
-from .models.base import Model
-from .prove import Bound, Outcome, topic_vectors
+from assigncheck.verify.models.base import Model
+from assigncheck.verify.prove import Bound, Outcome, topic_vectors
 
 
 def replay(model: Model, problem: Problem) -> list[Violation]:
@@ -30,8 +30,8 @@ def save_counterexample(model: Model, outcome: Outcome, violations: list[Violati
     """Write the counterexample as a reproducer of the assignor the model mirrors, under the checker's id of
     the refuted invariant (`assigncheck replay FILE` confirms it on the code; `tests/test_vectors.py` reads
     the note's first sentence)."""
-    from assigncheck.spec.json_format import problem_to_json
-    from assigncheck.spec.reproducer import Record, TargetRef, save
+    from assigncheck.formats.documents import problem_to_json
+    from assigncheck.formats.reproducer import Record, TargetRef, save
     from assigncheck.spec.violations import judged_as
 
     assert outcome.problem is not None
@@ -51,8 +51,7 @@ def model_violations(model: Model, problem: Problem) -> list[Violation]:
     """The spec's verdict on the *model's* output for `problem`: a counterexample must show up here too,
     which checks the Z3 property encodings against `spec.check` (fixpoint and rounds are not output checks)."""
     from assigncheck.spec.check import check_assignment
-
-    from .model_problems import evaluate
+    from assigncheck.verify.model_problems import evaluate
 
     report = check_assignment(problem, evaluate(model, problem), registry.get(model.assignor).promises)
     return list(report.violations)
@@ -77,11 +76,11 @@ class Conformance:
 
 
 def sample_problems(model: Model, bound: Bound, seed: int = 0) -> Iterator[Problem]:
-    """Endless seeded random problems inside `bound` that `model` covers (`spec.build`'s problems with no racks
+    """Endless seeded random problems inside `bound` that `model` covers (`generate.build`'s problems with no racks
     and no lag, the model's protocol, equal subscriptions where it needs them, static members for `sort_key`
     models), each with a partition vector of the bound, and members listed in a random order under random ids
     so that the code's own ordering is exercised."""
-    from assigncheck.spec.build import SeededChooser, Space, problem
+    from assigncheck.generate.build import SeededChooser, Space, problem
 
     rng = random.Random(seed)
     choose = SeededChooser(rng)
@@ -110,7 +109,7 @@ def conformance(model: Model, assignor: Assignor, bound: Bound, *, seconds: floa
     """Evaluate the model and run the real assignor on sampled problems of `bound` until they differ, `limit`
     problems agreed or `seconds` passed (but not before `at_least` problems, so a loaded machine still checks
     the same first problems): a proof about the model covers the code only where they agree."""
-    from .model_problems import evaluate
+    from assigncheck.verify.model_problems import evaluate
 
     result = Conformance()
     deadline = time.monotonic() + seconds
@@ -133,8 +132,7 @@ def conformance(model: Model, assignor: Assignor, bound: Bound, *, seconds: floa
 def disagrees(model: Model, assignor: Assignor, problem: Problem) -> bool:
     """Whether the model and the code differ on `problem` (False outside the model's domain)."""
     from assigncheck.spec.errors import InputError
-
-    from .model_problems import evaluate
+    from assigncheck.verify.model_problems import evaluate
 
     try:
         expected = evaluate(model, problem)

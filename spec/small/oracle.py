@@ -1,4 +1,4 @@
-"""The oracle's optima for small problems (`spec.small_views.is_small`): the network of `spec.oracle` built from
+"""The oracle's optima for small problems (`spec.small.views.is_small`): the network of `spec.oracle` built from
 plain lists in one pass, solved by the same OR-Tools min-cost flow, and read from its optimal cost alone; and the
 minimum Σ count² without a flow (`balanced_counts`).
 
@@ -15,9 +15,9 @@ import heapq
 import numpy as np
 from ortools.graph.python import min_cost_flow
 
-from .model import Problem
-from .racks import member_rack
-from .small_views import problem_view
+from assigncheck.spec.model import Problem
+from assigncheck.spec.racks import member_rack
+from assigncheck.spec.small.views import problem_view
 
 
 def balanced_counts(problem: Problem, start: list[dict[str, int]] | None = None) -> tuple[int, ...]:
@@ -26,7 +26,7 @@ def balanced_counts(problem: Problem, start: list[dict[str, int]] | None = None)
     The count vectors of complete assignments form an M-convex set, where a vector minimises a separable convex
     function iff no single exchange improves it (Murota): here, iff no member `a` can pass a partition along a chain
     (each step: the giver holds a partition of a topic the receiver subscribes to) to a member `b` with
-    c_b <= c_a - 2 (Frank & Murota's criterion, as `impl/settled.py` uses it). So: deal each topic to its least
+    c_b <= c_a - 2 (Frank & Murota's criterion, as `impl/already_settled.py` uses it). So: deal each topic to its least
     loaded subscribers, then move single partitions along such chains until none is left (each move lowers Σ count²
     by at least 2). Its largest count is also the smallest feasible maximum (a dec-min vector: every minimiser has
     the same counts up to order). `start`, per member the partitions of each topic it holds in a complete assignment
@@ -56,7 +56,7 @@ def _balanced_counts(problem: Problem, start: list[dict[str, int]] | None) -> tu
                 held[m][t] = held[m].get(t, 0) + 1
                 heapq.heappush(heap, (c + 1, m))
     while max(counts, default=0) - min(counts, default=0) > 1:  # else no exchange can lower Σ count²
-        # The lowest count reachable from each member along chains (a fixed point, as `impl/settled.py`).
+        # The lowest count reachable from each member along chains (a fixed point, as `impl/already_settled.py`).
         reach = list(counts)
         changed = True
         while changed:

@@ -24,8 +24,17 @@ from typing import Literal
 
 import numpy as np
 
-from .model import AnyProblem, Client, LagInfo, Member, Problem, StreamsProblem, TopicOffsets, partitions_of
-from .promises import Promises, TimeAt
+from assigncheck.spec.model import (
+    AnyProblem,
+    Client,
+    LagInfo,
+    Member,
+    Problem,
+    StreamsProblem,
+    TopicOffsets,
+    partitions_of,
+)
+from assigncheck.spec.promises import Promises, TimeAt
 
 State = Literal["fresh", "churn"]
 STATES: tuple[State, ...] = ("fresh", "churn")

@@ -16,13 +16,12 @@ from operator import attrgetter
 
 import numpy as np
 
+from assigncheck.impl.sticky_kernel import pair_rows, valid_claims
 from assigncheck.spec.model import Problem, TopicTable, topic_sizes
 from assigncheck.spec.ownership import claim_runs
 from assigncheck.spec.partition_rows import layout
 from assigncheck.spec.racks import member_rack, rack_aware, rack_layout
 from assigncheck.spec.subscriptions import SubscriptionCodes, subscription_codes
-
-from .sticky_kernel import pair_rows, valid_claims
 
 
 @dataclass(frozen=True)

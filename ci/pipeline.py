@@ -28,7 +28,7 @@ from assigncheck.ci.context import PROFILES, Context, ctrl_c_stops, stop_if_inte
 from assigncheck.ci.findings import confirm
 from assigncheck.ci.results import Finding, GateResult, StageResult
 from assigncheck.ci.stages import STAGES
-from assigncheck.spec.check import hang_limit
+from assigncheck.run.calls import hang_limit
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.promises import Assignor
 

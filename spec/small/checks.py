@@ -1,5 +1,5 @@
 """The checks of `spec.invariants`, `spec.balance`, `spec.stickiness` and `spec.racks` in plain Python, for small
-problems (`spec.small_views.is_small`): the same violations, word for word, and the same measures.
+problems (`spec.small.views.is_small`): the same violations, word for word, and the same measures.
 
 Each function here has a vectorized twin of the same name; `spec.check` picks one set per report, and
 `tests/test_small_checks.py` holds whole reports of both equal on hypothesis' problems and outputs (junk
@@ -10,17 +10,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from . import balance as bal
-from .invariants import CAP, and_more, h1_members, withhold_violation
-from .model import Assignment, Problem
-from .oracle_cache import max_retained as oracle_max_retained
-from .oracle_cache import min_mismatches, optimal_sum_squares, settle_max_retained, settle_min_mismatches
-from .oracle_small import balanced_counts
-from .partition_rows import last_call_cache
-from .racks import member_rack, rack_aware
-from .small_views import OutputView, ProblemView, output_view, problem_view
-from .stickiness import retained_violation
-from .violations import Violation
+from assigncheck.spec import balance as bal
+from assigncheck.spec.invariants import CAP, and_more, h1_members, withhold_violation
+from assigncheck.spec.model import Assignment, Problem
+from assigncheck.spec.oracle_cache import max_retained as oracle_max_retained
+from assigncheck.spec.oracle_cache import (
+    min_mismatches,
+    optimal_sum_squares,
+    settle_max_retained,
+    settle_min_mismatches,
+)
+from assigncheck.spec.partition_rows import last_call_cache
+from assigncheck.spec.racks import member_rack, rack_aware
+from assigncheck.spec.small.oracle import balanced_counts
+from assigncheck.spec.small.views import OutputView, ProblemView, output_view, problem_view
+from assigncheck.spec.stickiness import retained_violation
+from assigncheck.spec.violations import Violation
 
 
 def _name_rows(ov: OutputView, picked: list[int]) -> tuple[tuple[str, ...], tuple[tuple[str, int], ...], str]:

@@ -1,6 +1,6 @@
 """Fuzz targets: bytes -> problem -> the assignor under test -> the spec's verdict.
 
-An assignor target checks everything `spec.check.check_assignor` checks (H1-H8 with a per-call time
+An assignor target checks everything `run.checks.check_assignor` checks (H1-H8 with a per-call time
 budget, determinism, order independence, and the assignor's declared promises); with the scenario bit set
 the bytes also carry membership changes, and every rebalance round reached is checked the same way. A
 codec target feeds raw bytes to one wire decoder: a `WireFormatError` is the expected answer to junk, any
@@ -15,18 +15,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from assigncheck.findings.signature import signature
+from assigncheck.formats import wire as codec
+from assigncheck.formats.reproducer import TargetRef
+from assigncheck.fuzz.decode import read
+from assigncheck.generate.scenario import Scenario, run_scenario, validate_scenario
 from assigncheck.impl import registry
-from assigncheck.spec import codec
-from assigncheck.spec.check import check_assignor, in_domain
+from assigncheck.run.checks import check_assignor
+from assigncheck.spec.check import in_domain
 from assigncheck.spec.errors import InputError, WireFormatError
 from assigncheck.spec.model import AnyProblem, Assignment, Problem, StreamsProblem
 from assigncheck.spec.promises import Assignor, problem_kind
-from assigncheck.spec.reproducer import TargetRef
-from assigncheck.spec.scenario import Scenario, run_scenario, validate_scenario
-from assigncheck.spec.signature import signature
 from assigncheck.spec.violations import Violation
-
-from .decode import read
 
 # Decoded prefixes remembered per process (a few MB at most) so repeats are not judged again.
 JUDGED_MAX = 100_000
@@ -48,7 +48,7 @@ class Finding:
 
     @property
     def signature(self) -> str:
-        """What tells this finding from others (`spec.signature.signature`)."""
+        """What tells this finding from others (`findings.signature.signature`)."""
         return signature(self.violation, self.problem)
 
 

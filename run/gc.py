@@ -6,9 +6,6 @@
   Spark task and the benchmark harness therefore freeze what is alive once their code is loaded
   (`freeze_loaded`), and the gate's properties stage does for its run (`loaded_frozen`): later collections walk
   only what was made since.
-- Millions of new objects that are never cyclic garbage. A young collection runs every 700 new tracked objects
-  and the older generations walk the survivors again and again: a 32 MiB problem parses in about half the time
-  with the collector paused while it is built (`gc_paused`).
 """
 
 from __future__ import annotations
@@ -36,16 +33,3 @@ def loaded_frozen() -> Iterator[None]:
         yield
     finally:
         gc.unfreeze()
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while a batch of acyclic objects is made (a parsed document and the problem
-    built from it). Restored as it was; collection is delayed, never skipped."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import WireFormatError
-from .model import UNKNOWN_GENERATION, Member, Problem, partitions_of
+from assigncheck.spec.errors import WireFormatError
+from assigncheck.spec.model import UNKNOWN_GENERATION, Member, Problem, partitions_of
 
 MAX_VERSION = 3
 TopicPartitions = tuple[tuple[str, tuple[int, ...]], ...]  # [(topic, (partition, ...)), ...] as on the wire

@@ -24,9 +24,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .errors import FormatError
-from .promises import Promises
-from .violations import INVARIANTS
+from assigncheck.spec.errors import FormatError
+from assigncheck.spec.promises import Promises
+from assigncheck.spec.violations import INVARIANTS
 
 _LEGACY_NOTE = re.compile(r"\b(?:fuzz|campaign|gate) finding; ")
 
@@ -198,7 +198,7 @@ def record_of(doc: Any) -> Record | None:
 
 def save(problem_doc: dict[str, Any], record: Record, path: str | os.PathLike[str], note: str) -> Path:
     """Write a reproducer: the problem document, a note for people, and the finding record."""
-    from .json_format import dumps, write_atomic
+    from assigncheck.formats.documents import dumps, write_atomic
 
     doc = {**problem_doc, "note": note, "finding": record.to_json()}
     return write_atomic(path, dumps(doc, pretty=True) + "\n")

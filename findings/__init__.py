@@ -1,0 +1,1 @@
+"""What makes a finding: the shrinker (`minimize`) and what makes two findings the same bug (`signature`)."""
