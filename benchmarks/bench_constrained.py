@@ -1,6 +1,6 @@
 """Constrained sticky (both variants) against kafka-python 3.0.12's sticky assignor, same run, same problems.
 
-Goals (issue 3): 2100 consumers x 2100 partitions (1 topic), fresh and after 1 leaves + 1 joins:
+Goals: 2100 consumers x 2100 partitions (1 topic), fresh and after 1 leaves + 1 joins:
 <= 10 ms and >= 300x faster than kafka-python's sticky; 2000 consumers x 1 M partitions (500 topics x
 2000), second round with owned: <= 2 s. The 1 M rows also time the two shared steps every assignor pays
 for, `spec.ownership.valid_owned` and `Assignment(...)` construction, so the report says where time goes.

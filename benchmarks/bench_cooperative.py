@@ -2,7 +2,7 @@
 and after one member leaves and one joins (owned := the settled assignment, next generation). Kafka's
 CooperativeStickyAssignor on the same shapes is measured by `bench_java`, in its own JVM.
 
-Peer in the same run: the same assignor with `withhold` as it was before issue 17 (a loop over members,
+Peer in the same run: the same assignor with `withhold` as it was at commit 5cfb106 (a loop over members,
 `benchmarks/frozen/withhold_5cfb106.py`). CPU time, min of the repeats, a fresh `Problem` per repeat (its
 derived-data cache starts cold, as in a real rebalance).
 """

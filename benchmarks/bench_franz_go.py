@@ -15,7 +15,7 @@ after churn, the retained partitions against the maximum under optimal balance (
 partitions; above, both sides' Σ count² and retained side by side). A cooperative round withholds the partitions
 it moves, so its quality is the hard invariants and what it withholds.
 
-Scenarios (issue 35): 1000 x 10,000 over 100 topics, each consumer 1-20 topics (`sticky_shapes`): fresh, after
+Scenarios: 1000 x 10,000 over 100 topics, each consumer 1-20 topics (`sticky_shapes`): fresh, after
 churn (10% re-subscribe, 5% leave) from our output, and the same churn from franz-go's own output; the same at
 200 x 2000; 2100 x 2100 on one topic, fresh and after one leaves and one joins (ours also `sticky-constrained`);
 5000 x 1 M over 500 topics, fresh and after churn. After churn, `cooperative-sticky` against franz-go's
@@ -133,7 +133,7 @@ def _compare(scenario: str, problem: Problem, pairs: list[Pair], tmp: Path, warm
                 + (", outputs equal" if mine.out == theirs.out else "")
                 + f"; load {os.getloadavg()[0]:.1f}")
         rows.append(row(scenario, p.ours, min(mine.cpu), peer=f"franz-go {p.franz} ({p.protocol})",
-                        peer_seconds=min(theirs.cpu), goal="no slower than franz-go (issue 35); spec-optimal",
+                        peer_seconds=min(theirs.cpu), goal="no slower than franz-go; spec-optimal",
                         ok=ok and cpu_ratio <= 1, note=note))
     return rows, {p.franz: franz[(p.franz, p.protocol)].out for p in pairs if p.protocol == "eager"}
 

@@ -10,7 +10,7 @@ thread's (numpy and OR-Tools run in it). The ratio is Kafka's median over ours. 
 against the optimum, and after churn the retained partitions against the maximum (`spec.oracle`, under the
 balance our assignor promises).
 
-Scenarios (issue 13): 2100 x 2100 fresh and one leave + one join (constrained: ours `sticky-constrained`,
+Scenarios: 2100 x 2100 fresh and one leave + one join (constrained: ours `sticky-constrained`,
 `-4phase` against Kafka's sticky and cooperative-sticky, which take their constrained path on equal
 subscriptions; ours `cooperative-sticky` against Kafka's on the same cooperative group); 2000 x 1 M second
 round; 1000 x 10,000 over 100 topics with 1-20 topics each, fresh and churn (general: ours `sticky` against

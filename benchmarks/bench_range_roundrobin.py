@@ -1,6 +1,6 @@
 """Range and round-robin against the spec's references and kafka-python 3.0.12's, same run, same problems.
 
-Goal (issue 3): <= 50 ms on 2100 consumers x 2100 partitions (1 topic), on 2000 consumers x 1 M
+Goal: <= 50 ms on 2100 consumers x 2100 partitions (1 topic), on 2000 consumers x 1 M
 partitions (500 topics x 2000), and on 1000 consumers x 10,000 partitions over 100 topics with 1-20
 random topics each (seeded).
 """

@@ -1,4 +1,4 @@
-"""Small problems (issue 17): one assign plus the full check (`run.checks.check_assignor`: H1-H8, the target's
+"""Small problems: one assign plus the full check (`run.checks.check_assignor`: H1-H8, the target's
 promises with the oracle, determinism, order independence, fixpoint, exact, cooperative rounds) per CPU second,
 for every built-in consumer assignor, on the `small` campaign profile (<= 8 members, <= 32 partitions; junk
 claims, mixed generations, racks, static members, lag, cooperative groups). Goal: >= 2,000 per CPU second.

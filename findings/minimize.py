@@ -187,3 +187,5 @@ def minimize(problem: AnyProblem, still_fails: Callable[[AnyProblem], bool], *, 
                 best, progress = candidate, True
                 break
     return best
+
+__all__ = ["minimize"]

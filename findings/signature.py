@@ -92,3 +92,5 @@ def keeps_its_shape(original: AnyProblem, promises: Promises | None) -> Callable
         return (telling(candidate) & JUNK) <= junk and not (reachable and unreachable(candidate, promises))
 
     return keeps
+
+__all__ = ["keeps_its_shape", "raw_key", "signature", "signature_id", "telling", "unreachable"]

@@ -139,10 +139,6 @@ def _checked_ints(items: list[Any], path: str) -> list[int]:
     return items
 
 
-def _index_list(value: Any, path: str) -> np.ndarray:
-    return np.array(_checked_ints(_list(value, path), path), dtype=np.int32)
-
-
 def _partition_lists(value: Any, path: str) -> dict[str, list[int]]:
     """{topic: [index, ...]} checked, without its empty lists."""
     obj = _object(value, path)
@@ -623,3 +619,9 @@ def save_problem(problem: AnyProblem, path: str | os.PathLike[str], *, note: str
     if note:
         doc["note"] = note
     return write_atomic(path, dumps(doc, pretty=True) + "\n")
+
+__all__ = [
+    "FORMAT_VERSION", "assignment_from_json", "assignment_to_json", "brief", "check_writable", "dumps",
+    "load_assignment", "load_json", "load_problem", "load_problems", "member_from_json", "member_to_json",
+    "open_manifest", "parse_json", "problem_from_json", "problem_to_json", "read_input", "save_problem", "write_atomic"
+]

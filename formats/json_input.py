@@ -230,3 +230,7 @@ def gc_paused() -> Iterator[None]:
     finally:
         if was:
             gc.enable()
+
+__all__ = [
+    "JSONSyntaxError", "MAX_JSON_DEPTH", "decode", "file_kind", "gc_paused", "load_json", "parse_json", "read_input"
+]

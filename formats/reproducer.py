@@ -20,10 +20,11 @@ import json
 import math
 import os
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from assigncheck.formats.json_input import parse_json
 from assigncheck.spec.errors import FormatError
 from assigncheck.spec.promises import Promises
 from assigncheck.spec.violations import INVARIANTS
@@ -96,10 +97,7 @@ class TargetRef:
     @classmethod
     def parse(cls, text: str) -> TargetRef:
         """A reference from its `key()` text (or a bare spec string)."""
-        try:
-            return cls.from_json(json.loads(text)) if text.startswith("{") else cls(text)
-        except json.JSONDecodeError:
-            raise FormatError("target", f"is not a target reference: {text[:80]!r}") from None
+        return cls.from_json(parse_json(text, "target")) if text.startswith("{") else cls(text)
 
 
 @dataclass(frozen=True)
@@ -147,9 +145,6 @@ class Record:
                 raise FormatError(f"{path}.{k}", "must be a string")
         return cls(TargetRef.from_json(doc.get("target"), f"{path}.target"), invariant, seed=seed, **seconds,
                    extra={k: v for k, v in doc.items() if k not in known}, **text)
-
-    def with_target(self, target: TargetRef) -> Record:
-        return replace(self, target=target)
 
 
 def _seconds(value: Any, path: str) -> float | None:
@@ -202,3 +197,5 @@ def save(problem_doc: dict[str, Any], record: Record, path: str | os.PathLike[st
 
     doc = {**problem_doc, "note": note, "finding": record.to_json()}
     return write_atomic(path, dumps(doc, pretty=True) + "\n")
+
+__all__ = ["Record", "TargetRef", "legacy_note_fields", "record_of", "save"]

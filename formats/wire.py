@@ -316,3 +316,9 @@ def subscription_of(member: Member, assignor: str, *, version: int = MAX_VERSION
         return encode_subscription(Subscription(topics, user_data, (), UNKNOWN_GENERATION, member.rack, version))
     user_data = encode_cooperative_user_data(member.generation) if assignor == COOPERATIVE_STICKY else None
     return encode_subscription(Subscription(topics, user_data, owned, member.generation, member.rack, version))
+
+__all__ = [
+    "StickyUserData", "Subscription", "WireAssignment", "decode_assignment", "decode_cooperative_user_data",
+    "decode_sticky_user_data", "decode_subscription", "encode_assignment", "encode_cooperative_user_data",
+    "encode_sticky_user_data", "encode_subscription", "problem_from_join_group", "subscription_of"
+]

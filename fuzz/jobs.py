@@ -147,17 +147,17 @@ def _watch(jobs: _Jobs, target: str, seconds: float, stop_on_finding: bool, stat
 
 
 def fuzz_target(target: str, *, seconds: float, jobs: int, out: Path, seed: int, budget_s: float, engine: str,
-                max_len: int, vectors: Path, stop_on_finding: bool = False, minimize_s: float = 20.0,
+                max_len: int, vectors: Path | None = None, stop_on_finding: bool = False, minimize_s: float = 20.0,
                 runs: int | None = None, status: TextIO = sys.stderr) -> TargetResult:
     """Fuzz one target with `jobs` processes for `seconds` (and at most `runs` inputs each); findings land in
-    `out` as they are found. With `stop_on_finding` the jobs are stopped once the first reproducer is written
-    (and minimized)."""
+    `out` as they are found, seeded with `vectors` (by default the package's regression vectors). With
+    `stop_on_finding` the jobs are stopped once the first reproducer is written (and minimized)."""
     from assigncheck.fuzz.harness import kind_of
-    from assigncheck.fuzz.runner import build_seeds
+    from assigncheck.fuzz.runner import VECTORS, build_seeds
 
     kind = kind_of(target)
     seeds = out / "seeds" / kind
-    build_seeds(vectors, seeds, kind)
+    build_seeds(vectors or VECTORS, seeds, kind)
     corpus = out / "corpus" / slug(target)
     corpus.mkdir(parents=True, exist_ok=True)
     running = _Jobs()

@@ -24,6 +24,10 @@ from assigncheck.run.gc import freeze_loaded
 DICTIONARY = Path(__file__).with_name("dictionary.txt")
 
 
+# The regression vectors (a problem every assignor it names must pass), shipped in the package: the seed corpus.
+VECTORS = Path(__file__).with_name("vectors")
+
+
 def build_seeds(vectors: Path, seed_dir: Path, kind: str) -> int:
     """Encode every regression vector of this kind into `seed_dir` (one file per vector); the count written."""
     from assigncheck.formats.documents import load_problem

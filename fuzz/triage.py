@@ -20,7 +20,7 @@ from pathlib import Path
 
 from assigncheck.findings.minimize import minimize
 from assigncheck.findings.signature import keeps_its_shape, signature_id
-from assigncheck.formats.documents import dumps, load_json, problem_to_json, write_atomic
+from assigncheck.formats.documents import dumps, problem_to_json, write_atomic
 from assigncheck.formats.reproducer import Record, save
 from assigncheck.fuzz.harness import AssignorTarget, Finding
 from assigncheck.run.calls import hang_limit
@@ -112,15 +112,6 @@ def record_codec(target: str, violation: Violation, data: bytes, out_dir: str | 
            "input_base64": base64.b64encode(data).decode()}
     write_atomic(path, dumps(doc, pretty=True) + "\n")
     return path
-
-
-def load_codec_finding(path: str | Path) -> tuple[str, bytes] | None:
-    """(target, input bytes) of a codec reproducer file, or None if the file is not one."""
-    try:
-        doc = load_json(path)
-    except InputError:
-        return None
-    return codec_finding(doc)
 
 
 def codec_finding(doc: object) -> tuple[str, bytes] | None:

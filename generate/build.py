@@ -441,3 +441,8 @@ def random_step(choose: Chooser, problem: Problem, history: Sequence[Problem], k
     rounds_back = choose.integer(1, len(history) - 1)
     source = history[-1 - rounds_back]
     return RejoinStale(choose.pick(sorted(set(ids) | set(source.member_ids))), rounds_back)
+
+__all__ = [
+    "SeededChooser", "Space", "T", "add_junk_claim", "fitting_step_kinds", "lag_info", "partition_racks",
+    "previous_assignment", "previous_claims", "problem", "random_step", "streams_problem"
+]

@@ -203,3 +203,5 @@ def _streams(rung: Rung, seed: int) -> StreamsProblem:
         clients += [Client(ids[n + k], int(rng.integers(1, 5))) for k in range(joining)]
     listed = tuple(clients[i] for i in rng.permutation(len(clients)).tolist())
     return StreamsProblem(counts, listed)
+
+__all__ = ["Form", "KINDS", "Rung", "problem", "rungs"]

@@ -370,3 +370,9 @@ def save_scenario(scenario: Scenario, path: str | os.PathLike[str], *, note: str
     if note:
         doc["note"] = note
     return json_format.write_atomic(path, json_format.dumps(doc, pretty=True) + "\n")
+
+__all__ = [
+    "AddPartitions", "DeleteTopic", "Join", "Leave", "RejoinStale", "STEP_KINDS", "Scenario", "Step", "Subscribe",
+    "apply_step", "load_scenario", "run_scenario", "run_scenario_by_step", "save_scenario", "scenario_from_json",
+    "scenario_to_json", "validate_scenario"
+]

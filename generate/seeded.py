@@ -185,3 +185,5 @@ def generate_streams(seed: int, shard: int, k: int) -> StreamsProblem:
     previous actives and 0..2 standbys per task, and junk task claims sometimes."""
     return build.streams_problem(_rng(_seed_sequence(seed, shard, k)), max_clients=10, max_subtopologies=5,
                                  max_tasks=12, claims="any", max_standbys=2)
+
+__all__ = ["PROFILES", "generate", "generate_streams"]

@@ -33,12 +33,6 @@ from assigncheck.spec.groups import coordinator_form
 from assigncheck.spec.model import GROUP_TYPES, Assignment, GroupType, LagInfo, Problem, StreamsProblem
 from assigncheck.spec.rounds import next_round
 
-__all__ = [
-    "ABSENT_TOPIC", "JUNK_KINDS", "RACKS", "STREAMS_JUNK_KINDS", "features", "lag_infos", "partition_racks",
-    "previous_assignments", "problems", "scenarios", "steps", "sticky_rounds", "streams_features",
-    "streams_problems", "topics",
-]
-
 Claims = Literal["none", "valid", "junk"]
 
 
@@ -273,3 +267,9 @@ def streams_problems(
     return st.composite(lambda draw: build.streams_problem(
         _Draws(draw), min_clients=min_clients, max_clients=max_clients, max_subtopologies=max_subtopologies,
         max_tasks=max_tasks_per_subtopology, max_capacity=max_capacity, claims=claims))()
+
+__all__ = [
+    "ABSENT_TOPIC", "JUNK_KINDS", "RACKS", "STREAMS_JUNK_KINDS", "features", "lag_infos", "partition_racks",
+    "previous_assignments", "problems", "scenarios", "steps", "sticky_rounds", "streams_features", "streams_problems",
+    "topics"
+]

@@ -238,3 +238,5 @@ def run_timed(assignor: Assignor, problem: Problem | StreamsProblem, budget_s: f
         raise AssignorFailed(Violation("H7", f"{name} returned {type(out).__name__}, not an Assignment",
                                 cause=f"returned {type(out).__name__}"))
     return out, cpu
+
+__all__ = ["crash_cause", "hang_limit", "run_assignor", "run_timed", "timer_handlers"]

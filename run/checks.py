@@ -199,3 +199,5 @@ def _cooperative_rounds(
             f"promised at most {promises.max_rounds}",
         ))
     return last_problem, last_out, violations, len(rounds)
+
+__all__ = ["check_assignor", "shuffled_problem"]

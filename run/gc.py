@@ -33,3 +33,5 @@ def loaded_frozen() -> Iterator[None]:
         yield
     finally:
         gc.unfreeze()
+
+__all__ = ["freeze_loaded", "loaded_frozen"]

@@ -188,3 +188,8 @@ def growth_violation(name: str, base_rung: str, base_size: int, base_s: float, r
                                      f"({seconds_text(base_s)}) to {rung} ({top.text()}); promised at most "
                                      f"size^{exponent:g} (max_growth={exponent:g}; size = members + partitions, "
                                      f"allowing {GROWTH_SLACK:g}x for a busy machine)")
+
+__all__ = [
+    "CALLS", "GROWTH_SPAN", "Timing", "fitted_growth", "floor_s", "growth_exceeds", "growth_violation", "retime",
+    "seconds_text", "time_calls"
+]

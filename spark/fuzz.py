@@ -34,7 +34,6 @@ from assigncheck.spec.errors import InputError
 
 MANIFEST = "fuzz-campaign.json"
 TASK_RUNNER = "assigncheck.fuzz.runner"  # `python -m` entry point of one fuzzing job (the fuzz engineer's)
-VECTORS = Path(__file__).resolve().parent.parent / "tests" / "vectors"  # seeds, in a source checkout
 ARTIFACT_PREFIXES = ("crash-", "timeout-", "oom-", "leak-", "slow-unit-")
 
 
@@ -118,7 +117,7 @@ def _seed_corpus(target: str, corpus: Path) -> None:
     if corpus.exists():
         return
     from assigncheck.fuzz.harness import kind_of
-    from assigncheck.fuzz.runner import build_seeds
+    from assigncheck.fuzz.runner import VECTORS, build_seeds
 
     tmp = corpus.with_name(f".{corpus.name}.seeding")
     shutil.rmtree(tmp, ignore_errors=True)

@@ -14,7 +14,6 @@ targets outside the installed packages load in the executors as they would on a 
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import socket
@@ -27,6 +26,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+from assigncheck.formats.json_input import parse_json
 
 TOKEN = "ASSIGNCHECK_STANDALONE"  # environment variable marking every process of one cluster
 MASTER_CLASS = "org.apache.spark.deploy.master.Master"
@@ -56,7 +57,7 @@ class Cluster:
 
     def state(self) -> dict:
         with urllib.request.urlopen(f"{self.ui}/json/", timeout=5) as reply:
-            return json.loads(reply.read())
+            return parse_json(reply.read(), "the Spark master's state")
 
     def alive_workers(self) -> int:
         try:

@@ -142,3 +142,8 @@ def uniform(problem: Problem, assignment: Assignment) -> list[Violation]:
 
 
 BALANCE_CHECKS = {"perfect": perfect, "per-topic": per_topic, "local": local, "uniform": uniform, "optimal": optimal}
+
+__all__ = [
+    "BALANCE_CHECKS", "as_uniform", "local", "optimal", "per_topic", "perfect", "skew_violation", "spread",
+    "sum_squares"
+]

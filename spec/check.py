@@ -166,3 +166,8 @@ def differing_members(a: Assignment, b: Assignment) -> list[str]:
     x, y = a.by_member, b.by_member
     ids = sorted(set(x) | set(y))
     return [m for m in ids if m not in x or m not in y or (x[m] is not y[m] and not partitions_equal(x[m], y[m]))]
+
+__all__ = [
+    "Quality", "Report", "SMALL", "VECTORIZED", "check_assignment", "checks_for", "differing_members", "in_domain",
+    "oracle_affordable", "oracle_balance"
+]

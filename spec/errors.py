@@ -52,3 +52,5 @@ class AssignorFailed(AssigncheckError):
     def __init__(self, violation: Violation) -> None:
         super().__init__(violation.message)
         self.violation = violation
+
+__all__ = ["AssignorFailed", "FormatError", "InputError", "TargetFailure", "TargetUnavailable", "WireFormatError"]

@@ -140,3 +140,5 @@ def streams_features(problem: StreamsProblem) -> frozenset[str]:
     if any(k >= 2 and 0 <= i < problem.subtopologies.get(s, 0) for (s, i), k in owners.items()):
         found.add("double_active")
     return frozenset(found)
+
+__all__ = ["ABSENT_TOPIC", "JUNK_KINDS", "RACKS", "STREAMS_JUNK_KINDS", "features", "streams_features"]

@@ -106,7 +106,6 @@ def share_h4(problem: Problem, assignment: Assignment) -> list[Violation]:
                       tuple(dict.fromkeys(members))[:20])]
 
 
-__all__ = ["UNREAL_TARGET", "coordinator_form", "coordinator_unreal", "share_h4"]
 
 
 def protocol_form(problem: Problem | StreamsProblem, promises: Promises) -> Problem | StreamsProblem:
@@ -121,3 +120,5 @@ def protocol_form(problem: Problem | StreamsProblem, promises: Promises) -> Prob
         if problem.protocol == "eager" and not promises.eager and promises.max_rounds is not None:
             return problem.with_protocol("cooperative")
     return problem
+
+__all__ = ["UNREAL_TARGET", "coordinator_form", "coordinator_unreal", "protocol_form", "share_h4"]

@@ -217,3 +217,8 @@ HARD: tuple[Callable[[Problem, Assignment], list[Violation]], ...] = (
 def check_hard(problem: Problem, assignment: Assignment) -> list[Violation]:
     """H1-H6, in order."""
     return [v for check in HARD for v in check(problem, assignment)]
+
+__all__ = [
+    "CAP", "HARD", "and_more", "check_hard", "cooperative_withhold", "h1_members", "h2_existence", "h3_subscription",
+    "h4_exclusivity", "h5_completeness", "h6_cooperative_safety", "withhold_violation"
+]

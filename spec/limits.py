@@ -24,3 +24,7 @@ def check_limit(path: str, value: int, limit: int, what: str) -> None:
     """Raise an `InputError` at `path` when `value` (a count of `what`) exceeds `limit`."""
     if value > limit:
         raise InputError(path, f"asks for {value:,} {what}; assigncheck reads at most {limit:,}")
+
+__all__ = [
+    "MAX_INPUT_BYTES", "MAX_JSON_DEPTH", "MAX_MEMBERS", "MAX_PARTITIONS", "MAX_TASKS", "MAX_TOPICS", "check_limit"
+]

@@ -337,3 +337,5 @@ def optimal_assignment(problem: Problem) -> Assignment:
             if len(mine):
                 by_member[net.members[m]][topic] = mine
     return Assignment.of(by_member)
+
+__all__ = ["max_retained", "min_mismatches", "optimal_assignment", "optimal_sum_squares"]

@@ -63,3 +63,5 @@ def settle_min_mismatches(problem: Problem, balance: str, value: int) -> None:
     """Record `min_mismatches(problem, balance)` proved without the oracle (an output meeting the balance with no
     mismatch)."""
     _memo(problem)[("min_mismatches", balance)] = value
+
+__all__ = ["max_retained", "min_mismatches", "optimal_sum_squares", "settle_max_retained", "settle_min_mismatches"]

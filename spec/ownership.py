@@ -272,3 +272,5 @@ def all_claims_valid(problem: Problem) -> bool:
     """Is every raw claim valid (docs/SPEC.md §2)? Valid claims are distinct, existing, subscribed raw claims, so equal
     totals say so."""
     return len(valid_claims(problem)) == sum(map(_COUNT, map(_OWNED, problem.members)))
+
+__all__ = ["all_claims_valid", "claim_runs", "claimed_when_all_valid", "existing_claims", "valid_claims", "valid_owned"]

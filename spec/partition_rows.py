@@ -269,3 +269,8 @@ def topic_counts(problem: Problem, assignment: Assignment) -> TopicCounts:
     topic, member = pair_key // n, pair_key % n
     topics, starts = np.unique(topic, return_index=True)
     return TopicCounts(topic, member, count, topics, starts)
+
+__all__ = [
+    "Layout", "Rows", "assigned_count_per_partition", "assigned_rows", "claimed_rows", "last_call_cache", "layout",
+    "member_counts", "output_member_ids", "topic_counts", "unassigned", "valid_claims", "valid_rows"
+]

@@ -203,3 +203,5 @@ SPEC_PROMISES: dict[str, Promises] = {
     "lag": Promises(balance="per-topic", exact="lag"),
     "streams-sticky": Promises(exact="streams"),
 }
+
+__all__ = ["Assignor", "BALANCES", "Promises", "SPEC_PROMISES", "TimeAt", "problem_kind"]

@@ -168,3 +168,5 @@ def rack_violations(problem: Problem, assignment: Assignment, balance: str) -> l
     msg = (f"{got} partition(s) on members whose rack none of their replicas is on; {best} is the fewest under "
            f"{balance} balance (KIP-881): {texts}")
     return [Violation("racks", msg, tuple(dict.fromkeys(m for m, _ in shown)), tuple(tp for _, tp in shown))]
+
+__all__ = ["member_rack", "mismatches", "rack_aware", "rack_layout", "rack_violations"]

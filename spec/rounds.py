@@ -68,3 +68,5 @@ def run_rounds(
             break
         current = next_round(current, out)
     return rounds
+
+__all__ = ["next_round", "run_rounds", "unassigned"]

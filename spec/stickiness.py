@@ -142,3 +142,8 @@ def retained_violation(got: int, best: int | None, balance: str, racks: bool) ->
     under = f"{balance} balance{' and the fewest rack mismatches' if racks else ''}"
     msg = f"retained {got} validly owned partitions; {best} can be kept under {under} ({best - got} moved)"
     return [Violation("stickiness.max_retained", msg)]
+
+__all__ = [
+    "max_retained", "moves", "per_topic_spread", "per_topic_spread_violations", "retained", "retained_violation",
+    "withheld"
+]

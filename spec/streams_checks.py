@@ -150,3 +150,5 @@ def check_streams(problem: StreamsProblem, assignment: Assignment, measure: bool
         "mix_deviation_total": float(sum(deviations.values())),
     }
     return Report(tuple(violations), quality)
+
+__all__ = ["check_streams"]

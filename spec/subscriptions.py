@@ -71,3 +71,5 @@ def _subscription_codes(problem: Problem) -> SubscriptionCodes:
     sub = np.repeat(np.arange(len(distinct), dtype=np.int64), listed)[known]
     return SubscriptionCodes(table, read_only(member_sub, np.int64), read_only(sub, np.int64),
                              read_only(codes[known], np.int64))
+
+__all__ = ["SubscriptionCodes", "subscription_codes"]

@@ -86,3 +86,5 @@ class Violation:
 
     def __str__(self) -> str:
         return f"{self.invariant}: {self.message}"
+
+__all__ = ["INVARIANTS", "JUDGED_AS", "Violation", "judged_as"]

@@ -1,4 +1,4 @@
-"""The CLI on bad flags and bad files (issues 15 and 16): exit 2 with one line naming the flag or field,
+"""The CLI on bad flags and bad files: exit 2 with one line naming the flag or field,
 never a traceback; argparse's usage line on usage errors; quiet exit on a closed pipe. In-process where
 a subprocess adds nothing."""
 

@@ -4,11 +4,11 @@ and problems encode back to bytes (the seed corpus)."""
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import numpy as np
 
 from assigncheck.formats.documents import load_problem, problem_from_json, problem_to_json
+from assigncheck.fuzz import runner
 from assigncheck.fuzz.decode import (
     UNKNOWN_TOPIC,
     decode_problem,
@@ -29,7 +29,7 @@ from assigncheck.generate.scenario import (
 )
 from assigncheck.spec.model import Member, Problem, StreamsProblem
 
-VECTORS = Path(__file__).parent / "vectors"
+VECTORS = runner.VECTORS
 
 
 def _inputs(n: int, seed: int = 11, longest: int = 80) -> list[bytes]:

@@ -10,13 +10,13 @@ import os
 import random
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from assigncheck.formats.documents import assignment_to_json, load_problem
+from assigncheck.fuzz import runner
 from assigncheck.generate.strategies import problems, sticky_rounds
 from assigncheck.impl.sticky import StickyAssignor
 from assigncheck.run.checks import check_assignor, shuffled_problem
@@ -27,7 +27,7 @@ from assigncheck.spec.ownership import valid_owned
 from assigncheck.spec.rounds import next_round
 
 STICKY = StickyAssignor()
-VECTOR_DIR = Path(__file__).parent / "vectors"
+VECTOR_DIR = runner.VECTORS
 VECTORS = sorted(VECTOR_DIR.glob("sticky-general-*.json"))  # this file's; every eager vector is also checked
 
 

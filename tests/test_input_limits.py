@@ -1,4 +1,4 @@
-"""Document checks and size limits of the format (issue 16), and writes that never replace a non-file."""
+"""Document checks and size limits of the format, and writes that never replace a non-file."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Every file under `tests/malformed/` is an input that crashed, hung or fooled the CLI (issue 16). Each must
+"""Every file under `tests/malformed/` is an input that crashed, hung or fooled the CLI. Each must
 now give exit 2 and one stderr line naming what is wrong. Malformed inputs are not problems, so they are
-not regression vectors (`tests/vectors/` holds problems every named assignor must pass)."""
+not regression vectors (`fuzz/vectors/` holds problems every named assignor must pass)."""
 
 from __future__ import annotations
 

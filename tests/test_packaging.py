@@ -6,16 +6,24 @@ import tomllib
 import zipfile
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 # The top-level folders pyproject.toml maps into the assigncheck namespace.
 FOLDERS = {d.split("/")[0] for d in
            tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"].values()}
 
 
-def test_wheel_file_list(tmp_path):
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                    "-w", str(tmp_path), str(ROOT)], check=True, capture_output=True, timeout=300)
-    (wheel,) = tmp_path.glob("assigncheck-*.whl")
+                    "-w", str(out), str(ROOT)], check=True, capture_output=True, timeout=300)
+    (built,) = out.glob("assigncheck-*.whl")
+    return built
+
+
+def test_wheel_file_list(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     tops = {n.split("/")[0] for n in names}
     assert tops == {"assigncheck", wheel.name.split("-py3")[0] + ".dist-info"}, tops
@@ -28,6 +36,27 @@ def test_wheel_file_list(tmp_path):
     assert "assigncheck/impl/targets/java_bridge/AssigncheckBridge.java" in names  # java: targets compile it
     entry_points = zipfile.ZipFile(wheel).read(f"{wheel.name.split('-py3')[0]}.dist-info/entry_points.txt").decode()
     assert "assigncheck = assigncheck.ci.cli:main" in entry_points and "pytest11" in entry_points
+    vectors = {n for n in names if n.startswith("assigncheck/fuzz/vectors/") and n.endswith(".json")}
+    assert len(vectors) == len(list((ROOT / "fuzz" / "vectors").glob("*.json"))) > 0  # the fuzz seed corpus
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+
+
+def test_the_installed_package_reads_its_own_files_wherever_it_runs(wheel, tmp_path):
+    """The wheel's code, not the clone's (no editable finder: `-S`, the dependencies' directory on the path),
+    run from a directory with nothing of assigncheck in it: the seed corpus comes from the package."""
+    installed = tmp_path / "installed"
+    zipfile.ZipFile(wheel).extractall(installed)
+    site_packages = next(p for p in sys.path if p.endswith("site-packages"))
+    code = ("import sys; from assigncheck.fuzz.runner import VECTORS, build_seeds; "
+            "print(VECTORS); print(build_seeds(VECTORS, __import__('pathlib').Path(sys.argv[1]), 'consumer'))")
+    cwd = tmp_path / "elsewhere"
+    cwd.mkdir()
+    run = subprocess.run([sys.executable, "-S", "-c", code, str(tmp_path / "seeds")], cwd=cwd, capture_output=True,
+                         text=True, timeout=120, env={"PYTHONPATH": f"{installed}:{site_packages}", "PATH": "/usr/bin"})
+    assert run.returncode == 0, run.stderr
+    where, seeds = run.stdout.split()
+    assert Path(where).is_relative_to(installed)
+    assert int(seeds) > 0
 
 
 def test_console_script_starts_fast_without_heavy_engines():

@@ -1,4 +1,4 @@
-"""Every regression vector under `tests/vectors/` (DEVELOPING.md): each names the assignors it concerns in
+"""Every regression vector under `fuzz/vectors/` (DEVELOPING.md): each names the assignors it concerns in
 its `"note"`, and each of them must now pass every hard invariant and every promise it declares.
 
 Note convention: the first sentence (up to the first ". ") starts with "assignor" or "assignors" and
@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
 from assigncheck.formats.documents import load_problem
+from assigncheck.fuzz import runner
 from assigncheck.impl import registry
 from assigncheck.run.checks import check_assignor
 
-VECTORS = sorted((Path(__file__).parent / "vectors").glob("*.json"))
+VECTORS = sorted(runner.VECTORS.glob("*.json"))
 
 
 def named_assignors(note: str) -> list[str]:

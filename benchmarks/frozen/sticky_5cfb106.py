@@ -1,4 +1,4 @@
-"""The general `sticky` as it was before issue 17 (commit 5cfb106): `impl/flow.py` and `impl/sticky.py`
+"""The general `sticky` as it was at commit 5cfb106: `impl/flow.py` and `impl/sticky.py`
 in one module, unchanged but for the imports. `bench_sticky` times it in the same run as the current one,
 so the before/after ratio needs no figures from another day."""
 

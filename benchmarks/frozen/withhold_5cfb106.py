@@ -1,4 +1,4 @@
-"""`impl.cooperative.withhold` as it was before issue 17 (commit 5cfb106): a Python loop over members. Kept as
+"""`impl.cooperative.withhold` as it was at commit 5cfb106: a Python loop over members. Kept as
 the in-run peer of `bench_cooperative`."""
 
 from __future__ import annotations

@@ -35,8 +35,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="longest fuzz input in bytes (default 256)")
     parser.add_argument("--engine", choices=("atheris", "random"), default="atheris",
                         help="libFuzzer via atheris (default), or seeded random mutation without coverage")
-    parser.add_argument("--vectors", type=Path, default=Path("tests/vectors"),
-                        help="regression vectors encoded as the seed corpus (default tests/vectors)")
+    parser.add_argument("--vectors", type=Path, default=None,
+                        help="regression vectors encoded as the seed corpus (default: the package's own)")
     parser.add_argument("--stop-on-finding", action="store_true",
                         help="stop a target's jobs as soon as its first reproducer is written")
     parser.set_defaults(run=run)

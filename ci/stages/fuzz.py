@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import io
 import time
-from pathlib import Path
 
 from assigncheck.ci.context import Context
 from assigncheck.ci.findings import from_files
 from assigncheck.ci.results import Finding, StageResult, Work
 from assigncheck.spec.promises import Assignor
 
-VECTORS = Path("tests/vectors")
 # Wall-clock seconds for a target that is not a built-in, whose execs cost more: a round trip to its program
 # (`cmd:`, `java:`), or atheris' instrumentation of its module (a Python object). It does the same nominal work,
 # given the time that takes; a built-in gets the profile's `fuzz_s`.
@@ -31,13 +29,11 @@ def run(target: Assignor, ctx: Context) -> StageResult:
 
     started = time.monotonic()
     out = ctx.work_dir / "fuzz"
-    vectors = VECTORS if VECTORS.is_dir() else out / "no-vectors"
-    vectors.mkdir(parents=True, exist_ok=True)
     ref = ref_of(target)
     outside = max(ctx.profile.fuzz_s, OUTSIDE_S.get(ctx.profile.name, OUTSIDE_S["quick"]))
     seconds = ctx.profile.fuzz_s if ref.spec in BUILTINS else outside
     res = fuzz_target(ref.key(), seconds=seconds, jobs=1, out=out, seed=ctx.seed + 1,
-                      budget_s=ctx.profile.budget_s, engine="atheris", max_len=256, vectors=vectors,
+                      budget_s=ctx.profile.budget_s, engine="atheris", max_len=256,
                       minimize_s=ctx.profile.minimize_s, runs=ctx.profile.fuzz_execs, status=io.StringIO())
     result = StageResult("fuzz", target.name, checked=("H1-H8+promises",), promises=res.promises)
     result.findings = from_files("fuzz", target.name, list(res.findings))

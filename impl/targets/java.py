@@ -29,14 +29,14 @@ one that supports only the cooperative protocol is checked in it, within the 4 r
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 from typing import Any
 
+from assigncheck.formats.json_input import parse_json
 from assigncheck.impl.targets import java_build
 from assigncheck.impl.targets.command import CommandTarget, TargetError
-from assigncheck.spec.errors import InputError, TargetUnavailable
+from assigncheck.spec.errors import FormatError, InputError, TargetUnavailable
 from assigncheck.spec.promises import Promises
 
 KAFKA = "org.apache.kafka.clients.consumer."
@@ -101,8 +101,8 @@ class JavaTarget(CommandTarget):
         except TargetError as e:
             raise TargetUnavailable("--target", f"{self.name}: the Java bridge did not start: {e}") from None
         try:
-            doc = json.loads(line)
-        except ValueError:
+            doc = parse_json(line, "the Java bridge's ready line")
+        except FormatError:
             doc = None
         if isinstance(doc, dict) and isinstance(doc.get("ready"), dict):
             self.ready = doc["ready"]

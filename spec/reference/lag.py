@@ -60,3 +60,5 @@ class LagReference:
                 out[chosen].append((topic, index))
                 heapq.heappush(heap, (count + 1, total_lag + lags[index], chosen))
         return Assignment.of(out)
+
+__all__ = ["LagReference", "lag_spread", "partition_lags"]

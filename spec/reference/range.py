@@ -138,3 +138,5 @@ def plain_range(problem: Problem) -> Assignment:
             start = i * q + min(i, r)
             out[m.member_id].extend((topic, p) for p in range(start, start + q + (1 if i < r else 0)))
     return Assignment.of(out)
+
+__all__ = ["RangeReference", "plain_range"]

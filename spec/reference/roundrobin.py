@@ -27,3 +27,5 @@ class RoundRobinReference:
                 out[circle[cursor].member_id].append((topic, index))
                 cursor = (cursor + 1) % len(circle)
         return Assignment.of(out)
+
+__all__ = ["RoundRobinReference"]

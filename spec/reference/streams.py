@@ -117,3 +117,5 @@ class StreamsReference:
         index = next((i for i in pool[s] if (s, i) in standby), pool[s][0])
         pool[s].remove(index)
         return s, index
+
+__all__ = ["StreamsReference", "kept_mix", "quotas", "valid_previous_actives"]

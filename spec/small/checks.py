@@ -411,3 +411,9 @@ def rack_violations(problem: Problem, assignment: Assignment, balance: str) -> l
     msg = (f"{len(bad)} partition(s) on members whose rack none of their replicas is on; {best} is the fewest under "
            f"{balance} balance (KIP-881): {texts}")
     return [Violation("racks", msg, tuple(dict.fromkeys(m for m, _ in shown)), tuple(tp for _, tp in shown))]
+
+__all__ = [
+    "BALANCE_CHECKS", "certify_max_retained", "check_hard", "cooperative_withhold", "max_retained", "mismatches",
+    "moves", "per_topic_spread", "per_topic_spread_violations", "rack_violations", "retained", "spread", "sum_squares",
+    "withheld"
+]

@@ -193,3 +193,5 @@ def figures(problem: Problem, balance: str, racks: bool) -> tuple[int | None, in
     rest -= total_owned  # = rack·mismatched - retained, retained in [0, total_owned] < rack
     mismatched = -((-rest) // rack) if rack else 0
     return squares, mismatched, rack * mismatched - rest
+
+__all__ = ["balanced_counts", "figures"]

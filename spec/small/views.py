@@ -161,3 +161,5 @@ def output_view(problem: Problem, assignment: Assignment) -> OutputView:
             gid += [base + i if 0 <= i < n else -1 for i in run]
             pieces += 1
     return OutputView(ids, tuple(member), tuple(topic), tuple(index), tuple(gid), tuple(piece))
+
+__all__ = ["OutputView", "ProblemView", "is_small", "output_is_small", "output_view", "problem_view"]

@@ -1,4 +1,4 @@
-"""A fuzz test of the CLI itself (issue 16): hypothesis drives `benchmarks.malformed.case` (argument vectors
+"""A fuzz test of the CLI itself: hypothesis drives `benchmarks.malformed.case` (argument vectors
 and file contents: valid documents and JSON-ish mutations of them, bad flag values, special paths) through
 `assigncheck.ci.cli.main` in-process, plus a few runs in real processes. Every run must exit 0, 1 or 2,
 print no traceback, say exit 2 in one line (argparse's usage errors excepted), finish within a time
