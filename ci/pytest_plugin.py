@@ -11,12 +11,19 @@
 `assigncheck.check` runs the chosen profile's stages (default: properties and proofs of the quick
 profile; `--assigncheck-profile full`, `--assigncheck-stages ...` on the pytest command line) and fails
 the test with each finding and its minimized reproducer (the JSON is in the message, and on disk).
+
+A reproducer names the assignor as `module:object` when the object is reachable that way (a class, a function,
+or an instance assigned at module level), so `assigncheck replay FILE` loads it, and the stages that run the
+target in other processes (fuzz, campaign) can run; an object made inside a test has no such name: those
+stages are refused with one line, and its reproducers say how to replay them.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -60,29 +67,99 @@ class AssignCheck:
         elif classpath or config:
             raise InputError("classpath", "applies to a target spec string such as 'java:CLASS', not an object")
         else:
-            target = _as_target(assignor)
+            found = _import_path(assignor)
+            elsewhere = [s for s in stages or self.stages if s in OTHER_PROCESSES]
+            if found is None and elsewhere:
+                pytest.fail(f"assigncheck: the {', '.join(elsewhere)} stage runs the target in other processes, "
+                            f"which load it by a 'module:object' name; {type(assignor).__name__} was made inside "
+                            "the test: define it at module level, or leave those stages out", pytrace=False)
+            target = _as_target(assignor, found[0] if found else None)
             if promises is not None:
                 declared = Promises.parse(promises)
-                target = Declared(target, declared, TargetRef(target.name, declared.to_text()))
-        result = run_gate([target], self.profile, self.report_dir, stages or self.stages, seed)
+                target = Declared(target, declared, TargetRef(getattr(target, "spec", target.name),
+                                                              declared.to_text()))
+        root = found[1] if not isinstance(assignor, str) and found else None
+        with _on_python_path(root):
+            result = run_gate([target], self.profile, self.report_dir, stages or self.stages, seed)
         if result.exit_code:
+            how = _how_to_replay(assignor, target, root)
             lines = [f"assigncheck: {target.name} failed the {self.profile} gate:"]
             for f in [f for f in result.findings if f.fails][:5]:
                 lines.append(f"- {f.stage} / {f.invariant}: {f.message}")
                 if f.reproducer:
                     import json
 
+                    if not isinstance(assignor, str) and root is None:
+                        _note(f.reproducer, how)
                     doc = json.dumps(problem_to_json(load_problem(f.reproducer)))
-                    lines.append(f"  reproducer {f.reproducer}:\n  {doc}")
+                    lines.append(f"  reproducer {f.reproducer} (replay: {how.format(file=f.reproducer)}):\n  {doc}")
             lines += [f"- {s.stage}: stage error: {s.error}" for s in result.stages if s.error]
             pytest.fail("\n".join(lines), pytrace=False)
         return result
 
 
-def _as_target(obj: Any) -> Any:
+OTHER_PROCESSES = ("fuzz", "campaign")  # the stages that load the target again in processes of their own
+
+
+def _import_path(obj: Any) -> tuple[str, Path] | None:
+    """`module:name` under which `obj` itself is a module-level attribute, and the directory that must be on the
+    Python path for another process to import that module; None for an object made inside a function."""
+    for module_name in (getattr(obj, "__module__", None), type(obj).__module__):
+        module = sys.modules.get(module_name or "")
+        file = getattr(module, "__file__", None)
+        if module is None or module_name == "__main__" or not file:
+            continue
+        for name, value in vars(module).items():
+            if value is obj and not name.startswith("_"):
+                depth = module_name.count(".") + (Path(file).name == "__init__.py")
+                return f"{module_name}:{name}", Path(file).resolve().parents[depth]
+    return None
+
+
+def _as_target(obj: Any, spec: str | None) -> Any:
     from assigncheck.impl.registry import from_object
 
-    return from_object(getattr(obj, "name", type(obj).__name__), obj)
+    target = from_object(getattr(obj, "name", None) or type(obj).__name__, obj)
+    if spec is not None:
+        target.spec = spec  # what a reproducer records, and how other processes load it
+    return target
+
+
+@contextmanager
+def _on_python_path(root: Path | None) -> Iterator[None]:
+    """The target's module importable by the gate's other processes (fuzz jobs, Spark tasks, H8's workers)."""
+    if root is None:
+        yield
+        return
+    before = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), before]))
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["PYTHONPATH"]
+        else:
+            os.environ["PYTHONPATH"] = before
+
+
+def _how_to_replay(assignor: Any, target: Any, root: Path | None) -> str:
+    if isinstance(assignor, str):
+        return "assigncheck replay {file}"
+    if root is not None:
+        return f"PYTHONPATH={root} assigncheck replay {{file}}"
+    return (f"assigncheck replay {{file}} --target MODULE:OBJECT (the file names {target.name!r}, an object made "
+            "inside a test: give one importable as MODULE:OBJECT)")
+
+
+def _note(path: str, how: str) -> None:
+    """Say in the reproducer itself how to replay it, when its target name cannot be loaded."""
+    from assigncheck.formats.documents import dumps, load_json, write_atomic
+
+    doc = load_json(path)
+    said = f"replay: {how.format(file=Path(path).name)}"
+    if said not in str(doc.get("note", "")):
+        doc["note"] = f"{doc.get('note', '')} {said}".strip()
+        write_atomic(path, dumps(doc))
 
 
 @pytest.fixture

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
+
+import numpy as np
 
 from assigncheck.formats.reproducer import TargetRef
 from assigncheck.spec.errors import InputError
@@ -71,37 +73,68 @@ def get(name: str) -> Assignor:
     return _instances[name]
 
 
-class CallableAssignor:
-    """An outside function `Problem -> Assignment` seen as an assignor: it promises only H1-H8."""
+class PythonTarget:
+    """An outside Python object as an assignor: its `assign` method (or the object itself, when callable), the
+    promises it declares (a `Promises`, or their text as `--promises` takes it), and its output: an `Assignment`,
+    or a plain mapping `{member: {topic: [partition, ...]}}` (anything else fails H7)."""
 
-    def __init__(self, name: str, fn: Callable[[AnyProblem], Assignment], promises: Promises | None = None) -> None:
+    def __init__(self, name: str, fn: Callable[[AnyProblem], Any], promises: Promises | None = None,
+                 problem_kind: str | None = None) -> None:
         self.name = name
         self.promises = promises if promises is not None else Promises()
         self._fn = fn
+        if problem_kind is not None:
+            self.problem_kind = problem_kind
 
     def assign(self, problem: AnyProblem) -> Assignment:
-        return self._fn(problem)
+        out = self._fn(problem)
+        return assignment_of_mapping(out, self.name) if isinstance(out, Mapping) else out
+
+
+def assignment_of_mapping(out: Mapping[Any, Any], name: str) -> Assignment:
+    """A plain `{member: {topic: [partition, ...]}}` answer as an `Assignment`; a `TypeError` naming what is wrong
+    (a crash of the target's, H7) when it is not one."""
+    for member, parts in out.items():
+        if not isinstance(member, str) or not isinstance(parts, Mapping):
+            raise TypeError(f"{name} returned a mapping that is not {{member: {{topic: [partitions]}}}}: "
+                            f"{member!r} maps to {type(parts).__name__}")
+        for topic, indices in parts.items():
+            if not isinstance(topic, str) or isinstance(indices, str | bytes | Mapping) or not all(
+                    isinstance(i, int | np.integer) and not isinstance(i, bool) for i in indices):
+                raise TypeError(f"{name} returned a mapping that is not {{member: {{topic: [partitions]}}}}: "
+                                f"{member!r} / {topic!r}")
+    return Assignment.of(out)
+
+
+def _promises_of(spec: str, obj: Any) -> Promises | None:
+    promises = getattr(obj, "promises", None)
+    if promises is None or isinstance(promises, Promises):
+        return promises
+    if isinstance(promises, str):
+        try:
+            return Promises.parse(promises)
+        except InputError as e:
+            raise InputError(f"{spec}.promises", e.message) from None
+    raise InputError(f"{spec}.promises", "must be a Promises or their text such as 'balance=perfect,fixpoint'")
 
 
 def from_object(spec: str, obj: Any) -> Assignor:
-    """An outside Python object as an assignor, named `spec`. A class is instantiated (a complete
-    assignor is used as is); anything else callable is wrapped."""
+    """An outside Python object as an assignor, named `spec` (a class: by its `name`, if it has one). A class is
+    instantiated; its (or the object's) `assign` method is called, or the object itself when it is callable."""
+    name = spec
     if isinstance(obj, type):
         try:
             obj = obj()
         except Exception as e:  # a user's class that needs arguments, or fails to build
             raise InputError("--target", f"cannot instantiate {spec!r}: {e}") from None
-        if isinstance(getattr(obj, "name", None), str) and isinstance(getattr(obj, "promises", None), Promises) \
-                and callable(getattr(obj, "assign", None)):
-            return obj
-    promises = getattr(obj, "promises", None)
-    if promises is not None and not isinstance(promises, Promises):
-        raise InputError("--target", f"{spec!r}.promises must be a Promises, got {type(promises).__name__}")
+        name = obj.name if isinstance(getattr(obj, "name", None), str) else spec
+    promises = _promises_of(spec, obj)
+    kind = getattr(obj, "problem_kind", None)
     assign = getattr(obj, "assign", None)
     if callable(assign):
-        return CallableAssignor(spec, assign, promises)
+        return PythonTarget(name, assign, promises, kind)
     if callable(obj):
-        return CallableAssignor(spec, obj, promises)
+        return PythonTarget(name, obj, promises, kind)
     raise InputError("--target", f"{spec!r} is neither an assignor nor a callable taking a Problem")
 
 

@@ -41,8 +41,20 @@ class NeedsArguments:
 
 INSTANCE = FullAssignor()
 NOT_CALLABLE = 42
+TEXT_PROMISES = NameOnly()
+TEXT_PROMISES.promises = "balance=perfect,fixpoint"  # type: ignore[attr-defined]
 BAD_PROMISES = NameOnly()
-BAD_PROMISES.promises = "balance=perfect"  # type: ignore[attr-defined]
+BAD_PROMISES.promises = "balance=sometimes"  # type: ignore[attr-defined]
+WRONG_PROMISES = NameOnly()
+WRONG_PROMISES.promises = {"balance": "perfect"}  # type: ignore[attr-defined]
+
+
+def as_plain_mapping(problem: Problem) -> dict:
+    return everything_to_first(problem).as_lists()
+
+
+def not_quite_a_mapping(problem: Problem) -> dict:
+    return {m.member_id: {t: "0,1" for t in problem.topics} for m in problem.members}
 
 
 def test_names_are_every_builtin_sorted():
@@ -65,9 +77,29 @@ def test_unknown_assignor_names_the_flag_and_lists_the_names():
     assert "stiky" in e.value.message and "sticky-constrained" in e.value.message
 
 
-def test_a_complete_assignor_class_is_instantiated_and_kept():
+def test_a_complete_assignor_class_is_instantiated_under_its_own_name():
     target = registry.load_target("tests.test_registry:FullAssignor")
-    assert isinstance(target, FullAssignor) and target.name == "mine"
+    assert target.name == "mine" and target.promises == Promises(balance="perfect")
+    assert target.assign(PROBLEM) == everything_to_first(PROBLEM)
+
+
+def test_promises_may_be_their_text_and_nothing_else():
+    target = registry.load_target("tests.test_registry:TEXT_PROMISES")
+    assert target.promises == Promises(balance="perfect", fixpoint=True)
+    for spec, words in (("BAD_PROMISES", "sometimes"), ("WRONG_PROMISES", "their text")):
+        with pytest.raises(InputError) as e:
+            registry.load_target(f"tests.test_registry:{spec}")
+        assert e.value.path == f"tests.test_registry:{spec}.promises" and words in e.value.message
+
+
+def test_a_plain_mapping_answer_is_an_assignment_and_anything_else_fails_h7():
+    from assigncheck.run.checks import check_assignor
+
+    target = registry.load_target("tests.test_registry:as_plain_mapping")
+    assert target.assign(PROBLEM) == everything_to_first(PROBLEM)
+    out, report = check_assignor(registry.load_target("tests.test_registry:not_quite_a_mapping"), PROBLEM)
+    assert out is None and [v.invariant for v in report.violations] == ["H7"]
+    assert "not {member: {topic: [partitions]}}" in report.violations[0].message
 
 
 def test_a_function_or_instance_is_wrapped_under_the_spec_string():
@@ -85,7 +117,6 @@ def test_a_function_or_instance_is_wrapped_under_the_spec_string():
     ("tests.test_registry:missing", "no attribute"),
     ("tests.test_registry:NOT_CALLABLE", "neither"),
     ("tests.test_registry:NeedsArguments", "cannot instantiate"),
-    ("tests.test_registry:BAD_PROMISES", "Promises"),
     ("justaword", "not a built-in"),
     ("kafka-python:nonsense", "no 'nonsense'"),
 ])

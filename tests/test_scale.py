@@ -18,7 +18,7 @@ from assigncheck.ci.stages import scale as scale_stage
 from assigncheck.formats.documents import problem_to_json
 from assigncheck.formats.reproducer import TargetRef, record_of
 from assigncheck.generate import ladder
-from assigncheck.impl.registry import CallableAssignor, Declared, load, probe
+from assigncheck.impl.registry import Declared, PythonTarget, load, probe
 from assigncheck.run import scale as sc
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.model import iter_pairs
@@ -74,7 +74,7 @@ def test_the_quick_gate_fails_a_quadratic_cmd_target_at_scale_and_passes_its_lin
 
 def test_a_broken_growth_promise_is_confirmed_even_for_a_target_no_other_process_can_load(tmp_path, capsys):
     # a local object: the gate replays its finding from the file in its own process
-    quadratic = CallableAssignor("local-quadratic", Quadratic().assign)
+    quadratic = PythonTarget("local-quadratic", Quadratic().assign)
     target = Declared(quadratic, Promises(max_growth=1.0), TargetRef("local-quadratic", "max_growth=1"))
     result = run_gate([target], "quick", tmp_path / "reports", ["scale"])
     (stage,) = result.stages
@@ -170,11 +170,11 @@ def test_growth_is_fitted_and_judged_on_cpu_times():
 
 def test_a_timing_is_the_minimum_of_calls_each_on_a_fresh_copy():
     problem = ladder.problem(ladder.Rung(525, 525), 0)
-    linear = CallableAssignor("linear", Linear().assign)
+    linear = PythonTarget("linear", Linear().assign)
     timing = sc.time_calls(linear, problem, budget_s=10.0)
     assert len(timing.cpu) == sc.CALLS and timing.best == min(timing.cpu) > 0 and not timing.over_budget
     assert timing.outputs[0] == timing.outputs[-1] and len(timing.outputs[0].by_member) == 525
-    over = sc.time_calls(CallableAssignor("quadratic", Quadratic().assign), problem, budget_s=0.01)
+    over = sc.time_calls(PythonTarget("quadratic", Quadratic().assign), problem, budget_s=0.01)
     assert over.over_budget and over.cpu == (0.01,) * sc.CALLS and over.outputs == ()
     quick = sc.time_calls(linear, problem, budget_s=10.0, floor=10.0)  # under the floor: one call is enough
     assert len(quick.cpu) == 1

@@ -29,3 +29,7 @@ class LosesTheLastPartition(SimpleRoundRobin):
                 for t, a in parts.items()}
             for m, parts in full.by_member.items()
         })
+
+
+# A module-level instance: another process (a fuzz job, `assigncheck replay`) loads it as my_assignor:BROKEN.
+BROKEN = LosesTheLastPartition()
