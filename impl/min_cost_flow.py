@@ -21,7 +21,10 @@ the machine code in `__pycache__`, so a later process loads it in about 0.2 s in
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -31,17 +34,41 @@ _INF = np.int64(1 << 62)
 SOLVED, INFEASIBLE, STUCK = 0, 1, 2
 
 
+NOTICE_AFTER_S = 1.0  # a load from numba's cache takes milliseconds; compiling the kernels, 10-20 s
+_noticed = threading.Event()
+
+
+@contextmanager
+def _said_when_slow() -> Iterator[None]:
+    """One line on stderr, once per process, when compiling keeps the user waiting (the first run after an
+    install, before numba's cache holds the machine code)."""
+    def say() -> None:
+        if not _noticed.is_set():
+            _noticed.set()
+            print("assigncheck: compiling its numba kernels, once per installation (10-20 s; cached after)",
+                  file=sys.stderr, flush=True)
+
+    timer = threading.Timer(NOTICE_AFTER_S, say)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
 def compiled(signature: Any = None) -> Callable[[Callable[..., Any]], Any]:
     """numba's `njit` (`signature`: a string, or built of `numba.types`), its machine code cached on disk; compiled in
     memory only where no cache directory is writable (a read-only install and no writable home), where numba would
     raise instead."""
     def compile_(fn: Callable[..., Any]) -> Any:
-        try:
-            return njit(signature, cache=True)(fn)
-        except RuntimeError as e:
-            if "cannot cache" not in str(e):
-                raise
-            return njit(signature)(fn)
+        with _said_when_slow():
+            try:
+                return njit(signature, cache=True)(fn)
+            except RuntimeError as e:
+                if "cannot cache" not in str(e):
+                    raise
+                return njit(signature)(fn)
     return compile_
 
 

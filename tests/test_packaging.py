@@ -59,6 +59,21 @@ def test_the_installed_package_reads_its_own_files_wherever_it_runs(wheel, tmp_p
     assert int(seeds) > 0
 
 
+@pytest.mark.slow
+def test_a_first_run_that_compiles_says_so_and_the_next_one_does_not(wheel, tmp_path):
+    """A fresh install (the wheel unpacked, no machine code cached yet) compiles the numba kernels on the first
+    command that loads the sticky assignors: the user is told, once; the next run loads them from the cache."""
+    installed = tmp_path / "installed"
+    zipfile.ZipFile(wheel).extractall(installed)
+    site_packages = next(p for p in sys.path if p.endswith("site-packages"))
+    env = {"PYTHONPATH": f"{installed}:{site_packages}", "PATH": "/usr/bin", "HOME": str(tmp_path)}
+    runs = [subprocess.run([sys.executable, "-S", "-m", "assigncheck.ci", "list"], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, timeout=600) for _ in range(2)]
+    assert [r.returncode for r in runs] == [0, 0] and runs[0].stdout == runs[1].stdout
+    assert runs[0].stderr.count("compiling its numba kernels") == 1, runs[0].stderr
+    assert "compiling" not in runs[1].stderr, runs[1].stderr
+
+
 def test_console_script_starts_fast_without_heavy_engines():
     code = ("import sys; from assigncheck.ci.cli import build_parser; build_parser(); "
             "heavy = [m for m in ('pyspark', 'z3', 'atheris', 'ortools') if m in sys.modules]; print(heavy)")
