@@ -413,3 +413,20 @@ def test_the_table_parser_sees_a_difference():
     member = tables[("problem", "member")]
     assert member["id"] and not member["generation"] and "owned" in member
     assert len(tables) >= 15
+
+
+def test_the_docs_examples_are_valid_documents():
+    text = (ROOT / "docs" / "TARGETS.md").read_text()
+    blocks = [parse_json(b, "docs/TARGETS.md") for b in re.findall(r"```json\n(.*?)```", text, re.S)]
+    kinds = []
+    for doc in blocks:
+        kind = "reproducer" if "finding" in doc else "assignment" if "assignment" in doc else "problem"
+        assert valid(kind, doc), [e.message for e in VALIDATORS[kind].iter_errors(doc)]
+        assert {"reproducer": read_reproducer, "assignment": read_assignment, "problem": read_problem}[kind](doc)
+        kinds.append(kind if kind != "problem" else doc.get("kind", "consumer"))
+    assert sorted(kinds) == ["assignment", "consumer", "reproducer", "streams"]
+    lines = [parse_json(line, "line") for line in re.findall(r'^\{"format":[12],"(?:id|assignment).*$', text, re.M)]
+    requests = [d for d in lines if "problem" in d]
+    assert len(requests) == 1 and valid("cmd-request", requests[0])
+    answers = [d for d in lines if "problem" not in d]
+    assert len(answers) == 3 and all(valid("cmd-answer", a) for a in answers)
