@@ -357,6 +357,12 @@ def test_what_only_the_reader_refuses(case):
     assert not read_problem(doc)
 
 
+def test_a_problem_reader_ignores_the_finding_replay_refuses():
+    doc = {**PROBLEM, "finding": changed(FINDING, ["invariant"], "H9")}
+    assert not valid("problem", doc)
+    assert read_problem(doc) and not read_reproducer(doc)
+
+
 @pytest.mark.parametrize("case", ONLY_THE_SCHEMA_REFUSES)
 def test_what_only_the_schema_refuses(case):
     doc = ONLY_THE_SCHEMA_REFUSES[case]
