@@ -4,6 +4,7 @@ differences docs/TARGETS.md lists, each held here), and docs/TARGETS.md's field 
 
 import copy
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -436,3 +437,18 @@ def test_the_docs_examples_are_valid_documents():
     assert len(requests) == 1 and valid("cmd-request", requests[0])
     answers = [d for d in lines if "problem" not in d]
     assert len(answers) == 3 and all(valid("cmd-answer", a) for a in answers)
+
+
+def test_the_schema_command_prints_or_writes_each_schema(tmp_path):
+    command = str(Path(sys.executable).with_name("assigncheck"))
+    printed = subprocess.run([command, "schema", "cmd-answer"], capture_output=True, text=True, timeout=60)
+    assert printed.returncode == 0 and parse_json(printed.stdout, "stdout") == schema("cmd-answer")
+    out = tmp_path / "reproducer.schema.json"
+    written = subprocess.run([command, "schema", "reproducer", "--out", str(out)], capture_output=True, text=True,
+                             timeout=60)
+    assert written.returncode == 0 and written.stdout == "" and load_json(out) == schema("reproducer")
+    unknown = subprocess.run([command, "schema", "problems"], capture_output=True, text=True, timeout=60)
+    assert unknown.returncode == 2 and unknown.stdout == ""
+    assert unknown.stderr.strip().splitlines() == [
+        "assigncheck: error: name: unknown schema 'problems'; schemas are problem, assignment, reproducer, "
+        "cmd-request, cmd-answer"]
