@@ -34,6 +34,8 @@ def test_wheel_file_list(wheel):
     assert packaged == expected  # every subpackage in the tree made it into the wheel
     assert "assigncheck/ci/templates/github-actions.yml" in names
     assert "assigncheck/impl/targets/java_bridge/AssigncheckBridge.java" in names  # java: targets compile it
+    schemas = {n for n in names if n.startswith("assigncheck/formats/schemas/") and n.endswith(".json")}
+    assert schemas == {f"assigncheck/formats/schemas/{p.name}" for p in (ROOT / "formats" / "schemas").glob("*.json")}
     entry_points = zipfile.ZipFile(wheel).read(f"{wheel.name.split('-py3')[0]}.dist-info/entry_points.txt").decode()
     assert "assigncheck = assigncheck.ci.cli:main" in entry_points and "pytest11" in entry_points
     vectors = {n for n in names if n.startswith("assigncheck/fuzz/vectors/") and n.endswith(".json")}
