@@ -73,11 +73,12 @@ def _drop_partition(problem: Problem, topic: str, j: int) -> Problem:
     shrunk = _resize(problem, topic, problem.topics[topic] - 1)
     if problem.partition_racks is not None and topic in problem.partition_racks:
         racks = problem.partition_racks[topic]
-        shrunk = shrunk.replace(partition_racks={**shrunk.partition_racks, topic: racks[:j] + racks[j + 1 :]})
+        shrunk = shrunk.replace(partition_racks={**(shrunk.partition_racks or {}), topic: racks[:j] + racks[j + 1 :]})
     if problem.lag is not None:
         o = problem.lag.offsets[topic]
         keep = np.arange(len(o.begin)) != j
-        offsets = {**shrunk.lag.offsets, topic: TopicOffsets(o.begin[keep], o.end[keep], o.committed[keep])}
+        before = shrunk.lag.offsets if shrunk.lag else {}
+        offsets = {**before, topic: TopicOffsets(o.begin[keep], o.end[keep], o.committed[keep])}
         shrunk = shrunk.replace(lag=LagInfo(offsets, problem.lag.auto_offset_reset))
     members = []
     for m in shrunk.members:

@@ -35,7 +35,7 @@ import json
 import os
 import stat
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import chain
 from pathlib import Path
 from typing import Any
@@ -393,7 +393,9 @@ def problem_from_json(doc: Any) -> AnyProblem:
     doc = _object(doc, "")
     _format_version(doc)
     kind = doc.get("kind", "consumer")
-    build = {"consumer": _consumer_problem, "streams": _streams_problem}.get(kind) if type(kind) is str else None
+    builders: dict[str, Callable[[Mapping[str, Any]], AnyProblem]] = {"consumer": _consumer_problem,
+                                                                      "streams": _streams_problem}
+    build = builders.get(kind) if type(kind) is str else None
     if build is None:
         raise FormatError("kind", f"must be 'consumer' or 'streams', got {brief(kind)}")
     with gc_paused():  # millions of acyclic objects for a large group (`json_input.gc_paused`)

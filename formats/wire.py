@@ -312,7 +312,7 @@ def subscription_of(member: Member, assignor: str, *, version: int = MAX_VERSION
     owned = topic_partitions({t: arr.tolist() for t, arr in member.owned.items()})
     topics = tuple(sorted(member.subscription))
     if assignor == EAGER_STICKY:
-        user_data = encode_sticky_user_data(StickyUserData(owned, member.generation))
-        return encode_subscription(Subscription(topics, user_data, (), UNKNOWN_GENERATION, member.rack, version))
+        sticky = encode_sticky_user_data(StickyUserData(owned, member.generation))
+        return encode_subscription(Subscription(topics, sticky, (), UNKNOWN_GENERATION, member.rack, version))
     user_data = encode_cooperative_user_data(member.generation) if assignor == COOPERATIVE_STICKY else None
     return encode_subscription(Subscription(topics, user_data, owned, member.generation, member.rack, version))

@@ -94,7 +94,7 @@ class AssignorTarget:
             problem = problem.replace(protocol="eager")
         if not isinstance(decoded, Scenario):
             return [problem]
-        reached: list[Problem] = []
+        reached: list[AnyProblem] = []
 
         def assign(p: Problem) -> Assignment:
             reached.append(p)

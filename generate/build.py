@@ -40,6 +40,7 @@ from assigncheck.spec.model import (
     TopicOffsets,
     partitions_of,
 )
+from assigncheck.spec.model import Protocol as RebalanceProtocol
 
 T = TypeVar("T")
 Claims = Literal["none", "valid", "junk", "any"]
@@ -120,7 +121,7 @@ def problem(choose: Chooser, space: Space) -> Problem:
     topics = _topic_counts(choose, space)
     with_racks = choose.coin(0.25) if space.racks is None else space.racks
     members = _members(choose, space, topics, with_racks)
-    protocol = space.protocol or choose.pick(("eager", "cooperative"))
+    protocol: RebalanceProtocol = space.protocol if space.protocol else choose.pick(("eager", "cooperative"))
     with_lag = choose.coin(0.2) if space.lag is None else space.lag
     return Problem(topics, members, protocol, partition_racks(choose, topics) if with_racks else None,
                    lag_info(choose, topics) if with_lag else None)

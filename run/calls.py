@@ -209,10 +209,11 @@ def _call(assignor: Assignor, problem: Problem | StreamsProblem, budget_s: float
             raise AssignorFailed(Violation("H7", f"{name} did not finish within its {budget_s:g} s CPU budget",
                                     cause="timeout")) from None
     if "error" in box:
-        e = box["error"]
-        if isinstance(e, TargetUnavailable):
-            raise e
-        raise AssignorFailed(Violation("H7", f"{name} raised {type(e).__name__}: {e}", cause=crash_cause(e)))
+        error = box["error"]
+        if isinstance(error, TargetUnavailable):
+            raise error
+        raise AssignorFailed(Violation("H7", f"{name} raised {type(error).__name__}: {error}",
+                                       cause=crash_cause(error)))
     return box.get("out"), box["cpu"]
 
 

@@ -25,7 +25,7 @@ from itertools import combinations_with_replacement, permutations
 
 from assigncheck.run.checks import check_assignor
 from assigncheck.spec.check import oracle_balance
-from assigncheck.spec.model import Member, Problem
+from assigncheck.spec.model import Member, Problem, partitions_of
 from assigncheck.spec.promises import Assignor, Promises
 from assigncheck.spec.racks import rack_aware
 from assigncheck.spec.violations import Violation
@@ -77,7 +77,8 @@ def _problem(vector: tuple[int, ...], members: tuple[Profile, ...], protocol: st
         {names[t]: n for t, n in enumerate(vector)},
         tuple(
             Member(f"m{k}", frozenset(names[t] for t in s) | ({GONE} if gone else set()),
-                   [flat[p] for p in sorted(c)] + ([(GONE, 0), (names[0], vector[0])] if gone else []), g)
+                   partitions_of([flat[p] for p in sorted(c)] + ([(GONE, 0), (names[0], vector[0])] if gone else [])),
+                   g)
             for k, (s, c, g, gone) in enumerate(members)
         ),
         protocol=protocol,  # type: ignore[arg-type]
@@ -169,7 +170,7 @@ def z3_optima_violations(problem: Problem, quality: dict, promises: Promises) ->
     (retained then taken among those, as `spec.racks` ranks them); a disagreement between Z3 and the min-cost-flow
     oracle is a finding too."""
     from assigncheck.verify.z3_oracle import max_retained, min_mismatches, optimal_sum_squares
-    out = []
+    out: list[Violation] = []
     if not quality.get("promises_enforced"):
         return out
     balance = oracle_balance(problem, promises)

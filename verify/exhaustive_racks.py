@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from itertools import combinations_with_replacement, product
 
-from assigncheck.spec.model import Member, Problem
+from assigncheck.spec.model import Member, Problem, partitions_of
 from assigncheck.spec.racks import rack_aware
 from assigncheck.verify.exhaustive import _subsets
 from assigncheck.verify.prove import Bound, topic_vectors
@@ -50,7 +50,7 @@ def _problem(vector: tuple[int, ...], members: tuple[RackProfile, ...], layout: 
         at += n
     return Problem(
         {names[t]: n for t, n in enumerate(vector)},
-        tuple(Member(f"m{k}", frozenset(names[t] for t in s), [flat[p] for p in sorted(c)], g, None, r)
+        tuple(Member(f"m{k}", frozenset(names[t] for t in s), partitions_of([flat[p] for p in sorted(c)]), g, None, r)
               for k, (s, c, g, r) in enumerate(members)),
         protocol=protocol,  # type: ignore[arg-type]
         partition_racks=racks,

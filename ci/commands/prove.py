@@ -94,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
                 line += f" ({outcome.note})"
             if outcome.status == "counterexample":
                 refuted = True
+                assert outcome.problem is not None  # a counterexample carries its problem
                 violations = replay(model, outcome.problem)
                 path = save_counterexample(model, outcome, violations, args.out)
                 seen = ", ".join(sorted({v.invariant for v in violations})) or "nothing (model only)"
