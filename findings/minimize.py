@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -35,11 +36,11 @@ def _chunks(n: int) -> Iterator[tuple[int, int]]:
         size //= 2
 
 
-def _member(m: Member, **changes: object) -> Member:
-    fields = {"member_id": m.member_id, "subscription": m.subscription, "owned": m.owned,
+def _member(m: Member, **changes: Any) -> Member:
+    fields: dict[str, Any] = {"member_id": m.member_id, "subscription": m.subscription, "owned": m.owned,
               "generation": m.generation, "instance_id": m.instance_id, "rack": m.rack}
     fields.update(changes)
-    return Member(**fields)  # type: ignore[arg-type]
+    return Member(**fields)
 
 
 def _with_member(problem: Problem, i: int, new: Member) -> Problem:
@@ -56,8 +57,8 @@ def _resize(problem: Problem, topic: str, count: int | None) -> Problem:
     if offsets is not None:
         old = offsets.pop(topic)
     if count is not None:
-        if racks is not None and topic in problem.partition_racks:  # type: ignore[operator]
-            racks[topic] = problem.partition_racks[topic][:count]  # type: ignore[index]
+        if racks is not None and problem.partition_racks is not None and topic in problem.partition_racks:
+            racks[topic] = problem.partition_racks[topic][:count]
         if offsets is not None:
             offsets[topic] = TopicOffsets(old.begin[:count], old.end[:count], old.committed[:count])
     lag = LagInfo(offsets, problem.lag.auto_offset_reset) if problem.lag is not None and offsets is not None else None

@@ -360,10 +360,10 @@ def _consumer_problem(doc: Mapping[str, Any]) -> Problem:
     return Problem(
         topics=topics,
         members=tuple(members),
-        protocol=protocol,  # type: ignore[arg-type]
+        protocol=protocol,  # type: ignore[arg-type]  # one of PROTOCOLS, checked above
         partition_racks=None if racks is None else _racks(racks, topics, "partition_racks"),
         lag=None if lag is None else _lag(lag, topics, "lag"),
-        group_type=group_type,  # type: ignore[arg-type]
+        group_type=group_type,  # type: ignore[arg-type]  # one of GROUP_TYPES, checked above
     )
 
 

@@ -12,7 +12,7 @@ decoder must also encode any problem back into bytes, the enumeration must visit
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol, TypeVar
 
@@ -258,6 +258,9 @@ def lag_info(choose: Chooser, topics: dict[str, int], max_offset: int = 100) -> 
 
 # ---- junk claims ----------------------------------------------------------------------------------------
 
+# A junk kind's builder: adds its claim to the members' claims (and generations) in place.
+JunkBuilder = Callable[[Chooser, list[dict[str, list[int]]], list[int], Sequence[frozenset[str]], dict[str, int]], None]
+
 
 def add_junk_claim(choose: Chooser, kind: str, owned: list[dict[str, list[int]]], gens: list[int],
                    subs: Sequence[frozenset[str]], topics: dict[str, int], *, generations: bool = True) -> None:
@@ -273,7 +276,7 @@ def _unknown_topic(choose: Chooser, owned: list[dict[str, list[int]]], *_: objec
     owned[choose.integer(0, len(owned) - 1)].setdefault(ABSENT_TOPIC, []).append(choose.integer(0, 3))
 
 
-def _bad_index(negative: bool):  # noqa: ANN202 - a junk kind's builder
+def _bad_index(negative: bool) -> JunkBuilder:
     def add(choose: Chooser, owned: list[dict[str, list[int]]], _g: object, _s: object, topics: dict[str, int]
             ) -> None:
         if topics:
@@ -309,7 +312,7 @@ def _repeated(choose: Chooser, owned: list[dict[str, list[int]]], _g: object, _s
         owned[m].setdefault(t, []).extend([i, i])
 
 
-def _double_claim(same_generation: bool):  # noqa: ANN202 - a junk kind's builder
+def _double_claim(same_generation: bool) -> JunkBuilder:
     def add(choose: Chooser, owned: list[dict[str, list[int]]], gens: list[int], subs: Sequence[frozenset[str]],
             topics: dict[str, int]) -> None:
         n, existing = len(owned), _existing(topics)
@@ -328,7 +331,7 @@ def _double_claim(same_generation: bool):  # noqa: ANN202 - a junk kind's builde
     return add
 
 
-_JUNK = {
+_JUNK: dict[str, JunkBuilder] = {
     "unknown_topic": _unknown_topic, "out_of_range": _bad_index(False), "negative_index": _bad_index(True),
     "unsubscribed_topic": _unsubscribed, "repeated": _repeated,
     "double_claim_same_generation": _double_claim(True), "double_claim_other_generation": _double_claim(False),

@@ -190,7 +190,7 @@ def _call(assignor: Assignor, problem: Problem | StreamsProblem, budget_s: float
         box["cpu"] = 0.0
     else:
         try:
-            with _timers(budget_s, hang_s) as armed:  # type: ignore[arg-type]
+            with _timers(budget_s, hang_s) as armed:  # type: ignore[arg-type]  # hang_s is set when budget_s is
                 if armed:
                     started = time.thread_time()
                     try:
@@ -200,7 +200,7 @@ def _call(assignor: Assignor, problem: Problem | StreamsProblem, budget_s: float
                     except BaseException as e:  # noqa: BLE001 - an assignor's crash is a finding
                         box["error"] = e
                     box["cpu"] = time.thread_time() - started
-                elif not _in_thread(assignor, problem, hang_s, box):  # type: ignore[arg-type]
+                elif not _in_thread(assignor, problem, hang_s, box):  # type: ignore[arg-type]  # as above
                     raise _OverBudget(hang=True)
         except _OverBudget as over:  # also when a timer fires between the call's return and the disarm
             if over.hang:

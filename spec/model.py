@@ -214,6 +214,7 @@ class PartitionSet(Mapping[str, np.ndarray]):
     def __len__(self) -> int:
         return len(self._lists[0] if self._lists is not None else self.codes)
 
+    # A generator, not Mapping's ItemsView: one pass over the shared arrays, no view object kept.
     def items(self) -> Iterator[tuple[str, np.ndarray]]:  # type: ignore[override]
         names, b, idx = self.table.names, self.bounds.tolist(), self.indices
         return ((names[c], idx[b[i]:b[i + 1]]) for i, c in enumerate(self.codes.tolist()))
@@ -569,7 +570,7 @@ class Problem:
         depend on the protocol (`with_protocol` shares the cache)."""
         if key not in self._derived:
             self._derived[key] = compute(self)
-        return self._derived[key]  # type: ignore[return-value]
+        return self._derived[key]  # type: ignore[return-value]  # the value `compute` made for this key
 
     def has_derived(self, key: str) -> bool:
         """Whether `derived(key, ...)` is computed already (a consumer may then prefer reading it)."""

@@ -89,7 +89,7 @@ def last_call_cache(fn: Callable[..., T]) -> Callable[..., T]:
     def wrapper(*args: object) -> T:
         nonlocal last_args, last
         if len(args) == len(last_args) and all(map(operator.is_, args, last_args)):
-            return last  # type: ignore[return-value]
+            return last  # type: ignore[return-value]  # set by the call these arguments match
         result = fn(*args)
         last_args, last = args, result
         return result

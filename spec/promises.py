@@ -116,7 +116,7 @@ class Promises:
     @classmethod
     def parse(cls, text: str) -> Promises:
         """`balance=optimal,stickiness=max_retained,fixpoint` (the CLI's --promises syntax)."""
-        values: dict[str, object] = {}
+        values: dict[str, Any] = {}  # each key's value parsed to its field's type below
         names = {f.name: f for f in fields(cls)}
         for item in filter(None, (s.strip() for s in text.split(","))):
             key, _, value = item.partition("=")
@@ -156,7 +156,7 @@ class Promises:
                 values[key] = value == "true"
             else:
                 values[key] = value
-        return cls(**values)  # type: ignore[arg-type]
+        return cls(**values)
 
     def to_text(self) -> str:
         """The canonical `--promises` text of these promises (only what differs from the defaults), so that

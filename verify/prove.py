@@ -293,7 +293,8 @@ def _cells_job(name: str, topics: int, generations: int, deadline: float,
     from assigncheck.verify.models import get_model
 
     model = get_model(name)
-    composed = model.composed(topics)  # type: ignore[misc]
+    assert model.composed is not None  # only a composed model's cells are sent here
+    composed = model.composed(topics)
     names, carriers, shape_rows = _invariant_names(composed), [], []
     for carrier, real in cells:
         if time.time() >= deadline:  # not even worth building the cell's terms
