@@ -7,9 +7,9 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 # The top-level folders pyproject.toml maps into the assigncheck namespace.
-FOLDERS = {d.split("/")[0] for d in
-           tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"].values()}
+FOLDERS = {d.split("/")[0] for d in PYPROJECT["tool"]["setuptools"]["package-dir"].values()}
 
 
 def test_wheel_file_list(tmp_path):
@@ -26,8 +26,15 @@ def test_wheel_file_list(tmp_path):
     assert packaged == expected  # every subpackage in the tree made it into the wheel
     assert "assigncheck/ci/templates/github-actions.yml" in names
     assert "assigncheck/impl/targets/java_bridge/AssigncheckBridge.java" in names  # java: targets compile it
+    assert {f"assigncheck/{folder}/py.typed" for folder in FOLDERS} <= set(names)  # PEP 561: typed for users' mypy
     entry_points = zipfile.ZipFile(wheel).read(f"{wheel.name.split('-py3')[0]}.dist-info/entry_points.txt").decode()
     assert "assigncheck = assigncheck.ci.cli:main" in entry_points and "pytest11" in entry_points
+
+
+def test_type_checker_covers_every_folder():
+    """`make test` runs mypy over the installed package: every top-level folder, each marked typed."""
+    assert set(PYPROJECT["tool"]["mypy"]["packages"]) == {f"assigncheck.{folder}" for folder in FOLDERS}
+    assert all((ROOT / folder / "py.typed").is_file() for folder in FOLDERS)
 
 
 def test_console_script_starts_fast_without_heavy_engines():
