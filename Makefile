@@ -8,10 +8,19 @@ STAMP := $(VENV)/.installed
 
 JARS := $(VENV)/.kafka-jars
 
-$(STAMP): pyproject.toml constraints.txt
+# The editable install is setuptools' strict mode: build/__editable__.*/assigncheck/ is a tree of links to the
+# package's files, which type checkers and IDEs read like any installed package (the default mode's import hook
+# hides the package from them). A file added, moved or removed needs a re-install, so the stamp depends on the
+# list of the package's files, rewritten only when that list changes. The folders are pyproject's package-dir.
+PACKAGE_DIRS := $(shell sed -n 's/^"assigncheck\.[a-z_.]*" = "\([a-z_]*\)"$$/\1/p' pyproject.toml)
+FILES := $(VENV)/.package-files
+$(shell mkdir -p $(VENV) && find $(PACKAGE_DIRS) -type f ! -path '*/__pycache__/*' | LC_ALL=C sort > $(FILES).new \
+  && if cmp -s $(FILES).new $(FILES); then rm $(FILES).new; else mv $(FILES).new $(FILES); fi)
+
+$(STAMP): pyproject.toml constraints.txt $(FILES)
 	@command -v $(PY) >/dev/null 2>&1 || { echo "assigncheck needs Python 3.11: install python3.11 (and python3.11-venv)"; exit 1; }
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev]'
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev]' --config-settings editable_mode=strict
 	@touch $(STAMP)
 
 # Kafka's pinned jars (kafka-clients 3.9.1, kafka-group-coordinator 4.0.0 and 4.4.0) from Maven Central, into
@@ -52,6 +61,7 @@ gate: java-check $(JARS)
 test: java-check browser $(JARS) $(FRANZ_GO)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -q -m "not slow"
 
 test-slow: java-check $(JARS) $(FRANZ_GO)
@@ -66,6 +76,7 @@ fuzz: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info reports
+	rm -rf $(VENV) build dist *.egg-info reports .mypy_cache

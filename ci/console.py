@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from assigncheck.ci.results import GateResult, StageResult
+from assigncheck.ci.results import GateResult, StageResult, Status
 
 
 def _cell(r: StageResult) -> str:
@@ -39,11 +39,11 @@ def print_summary(result: GateResult, files: Mapping[str, Path]) -> None:
         if any(cells):
             table.add_row(escape(target), *cells)
     console.print(table)
-    titles = {"confirmed": "[red]✗[/]", "unconfirmed": "[yellow]?[/] unconfirmed:", "unreachable":
+    titles: dict[Status, str] = {"confirmed": "[red]✗[/]", "unconfirmed": "[yellow]?[/] unconfirmed:", "unreachable":
               "[yellow]~[/] unreachable:"}
     shown = 0
     for status, mark in titles.items():
-        for f in result.by_status(status):  # type: ignore[arg-type]
+        for f in result.by_status(status):
             if shown == 20:
                 break
             shown += 1

@@ -21,6 +21,7 @@ import shutil
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -90,13 +91,13 @@ def _run_stages(stages: Sequence[str], targets: Sequence[Assignor], ctx: Context
         run = _stage(stage)
         if stage == "campaign":  # one Spark campaign covers every target at once
             ctx.progress(f"campaign: {ctx.profile.campaign_instances} instances × {len(targets)} target(s)")
-            done = _guarded(lambda run=run: run(list(targets), ctx), stage, "all")
+            done = _guarded(partial(run, list(targets), ctx), stage, "all")
         else:
             done = []
             for target in targets:
                 stop_if_interrupted()
                 ctx.progress(f"{stage}: {target.name}")
-                done += _guarded(lambda run=run, t=target: [run(t, ctx)], stage, target.name)
+                done += _guarded(partial(_one, run, target, ctx), stage, target.name)
         result.stages += [_confirmed(r, targets, ctx) for r in done]
 
 
@@ -131,6 +132,10 @@ def _publish(work: Path, root: Path, result: GateResult) -> None:
     for stage in result.stages:
         stage.findings = [moved(f) for f in stage.findings]
     shutil.rmtree(work, ignore_errors=True)
+
+
+def _one(run: Callable[[Assignor, Context], StageResult], target: Assignor, ctx: Context) -> list[StageResult]:
+    return [run(target, ctx)]
 
 
 def _guarded(call: Callable[[], Any], stage: str, target: str) -> list[StageResult]:

@@ -23,7 +23,7 @@ from assigncheck.ci.context import HANGS_IN_A_ROW, Context, stop_if_interrupted
 from assigncheck.ci.results import StageResult, Work
 from assigncheck.formats.reproducer import TargetRef
 from assigncheck.spec.errors import FormatError, InputError, TargetFailure
-from assigncheck.spec.model import AnyProblem, Assignment, StreamsProblem
+from assigncheck.spec.model import AnyProblem, Assignment, Problem, StreamsProblem
 from assigncheck.spec.promises import Assignor
 from assigncheck.spec.violations import Violation
 
@@ -109,8 +109,8 @@ class Pair:
         if self._warm:
             return
         problem = smallest("streams" if isinstance(like, StreamsProblem) else "consumer")
-        if not isinstance(like, StreamsProblem):
-            problem = problem.with_protocol(like.protocol)  # type: ignore[union-attr]
+        if isinstance(problem, Problem) and isinstance(like, Problem):
+            problem = problem.with_protocol(like.protocol)
         for proc in self.procs:
             try:
                 proc.assign_metered(problem, hang_s=WARM_HANG_S)
@@ -147,11 +147,13 @@ class Pair:
                     f"whose partitions differ: {', '.join(diff[:CAP])}{and_more(len(diff), CAP)}")
         else:
             failed, failing = (first, a) if isinstance(first, Violation) else (second, b)
+            assert isinstance(failed, Violation)  # exactly one of the two failed
             diff = []
             what = (f"{self.name} fails in the process with {env}={failing} and answers in the one with "
-                    f"{env}={b if failing == a else a}: {failed.message}")  # type: ignore[union-attr]
+                    f"{env}={b if failing == a else a}: {failed.message}")
         again = self._run(0, problem, budget_s, hang_s)
-        if type(again) is not type(first) or (isinstance(again, Assignment) and differing_members(first, again)):  # type: ignore[arg-type]
+        if type(again) is not type(first) or (isinstance(again, Assignment) and isinstance(first, Assignment)
+                                              and differing_members(first, again)):
             return []  # one process disagrees with itself: H8's own check (two runs) reports that
         return [Violation("H8", what, tuple(diff[:CAP]), cause=CAUSE)]
 

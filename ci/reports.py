@@ -118,7 +118,7 @@ def _md_stage_table(result: GateResult) -> list[str]:
 
 
 def markdown(result: GateResult) -> str:
-    counts = ", ".join(f"{len(result.by_status(s))} {s}" for s in STATUSES)  # type: ignore[arg-type]
+    counts = ", ".join(f"{len(result.by_status(s))} {s}" for s in STATUSES)
     lines = [
         f"## assigncheck gate ({result.profile}): {'passed' if result.exit_code == 0 else 'FAILED'}",
         "",
@@ -131,7 +131,7 @@ def markdown(result: GateResult) -> str:
         f"{s.stage}/`{s.target}`: {_promises(s.promises)}" for s in result.stages if not s.skipped)]
     lines += _md_scale(result)
     for status in STATUSES:
-        found = result.by_status(status)  # type: ignore[arg-type]
+        found = result.by_status(status)
         if not found:
             continue
         lines += ["", f"### Findings: {status} ({STATUSES[status]})", "",
@@ -235,7 +235,7 @@ def html_page(result: GateResult, rows: Sequence[dict[str, Any]] = ()) -> str:
         f"<tr class='{f.status}'><td>{esc(f.status)}</td><td>{esc(f.target)}</td><td>{esc(f.stage)}</td>"
         f"<td>{esc(f.invariant)}</td><td>{esc(f.message)}</td><td>{esc(f.reproducer or '')}</td>"
         f"<td>{esc(f.why)}</td></tr>"
-        for status in STATUSES for f in result.by_status(status)  # type: ignore[arg-type]
+        for status in STATUSES for f in result.by_status(status)
     ) or "<tr><td colspan='7'>none</td></tr>"
     notes = "".join(f"<li>{esc(w)}</li>" for w in result.warnings) or "<li>none</li>"
     figures = "".join(

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from assigncheck.spec.violations import Violation
 
 Status = Literal["confirmed", "unconfirmed", "unreachable"]
-STATUSES: dict[str, str] = {
+STATUSES: dict[Status, str] = {
     "confirmed": "replayed from its reproducer file alone, in a fresh process: fails the gate",
     "unconfirmed": "did not replay from its reproducer file: listed, does not fail the gate",
     "unreachable": "on a problem no real consumer group can produce: listed, does not fail the gate",
@@ -129,7 +129,7 @@ class GateResult:
             "seconds": round(self.seconds, 2),
             "load": self.load,
             "ok": self.exit_code == 0,
-            "counts": {status: len(self.by_status(status)) for status in STATUSES},  # type: ignore[arg-type]
+            "counts": {status: len(self.by_status(status)) for status in STATUSES},
             "warnings": self.warnings,
             "stages": [s.to_json() for s in self.stages],
         }

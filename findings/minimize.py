@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -35,11 +36,11 @@ def _chunks(n: int) -> Iterator[tuple[int, int]]:
         size //= 2
 
 
-def _member(m: Member, **changes: object) -> Member:
-    fields = {"member_id": m.member_id, "subscription": m.subscription, "owned": m.owned,
+def _member(m: Member, **changes: Any) -> Member:
+    fields: dict[str, Any] = {"member_id": m.member_id, "subscription": m.subscription, "owned": m.owned,
               "generation": m.generation, "instance_id": m.instance_id, "rack": m.rack}
     fields.update(changes)
-    return Member(**fields)  # type: ignore[arg-type]
+    return Member(**fields)
 
 
 def _with_member(problem: Problem, i: int, new: Member) -> Problem:
@@ -56,8 +57,8 @@ def _resize(problem: Problem, topic: str, count: int | None) -> Problem:
     if offsets is not None:
         old = offsets.pop(topic)
     if count is not None:
-        if racks is not None and topic in problem.partition_racks:  # type: ignore[operator]
-            racks[topic] = problem.partition_racks[topic][:count]  # type: ignore[index]
+        if racks is not None and problem.partition_racks is not None and topic in problem.partition_racks:
+            racks[topic] = problem.partition_racks[topic][:count]
         if offsets is not None:
             offsets[topic] = TopicOffsets(old.begin[:count], old.end[:count], old.committed[:count])
     lag = LagInfo(offsets, problem.lag.auto_offset_reset) if problem.lag is not None and offsets is not None else None
@@ -73,11 +74,12 @@ def _drop_partition(problem: Problem, topic: str, j: int) -> Problem:
     shrunk = _resize(problem, topic, problem.topics[topic] - 1)
     if problem.partition_racks is not None and topic in problem.partition_racks:
         racks = problem.partition_racks[topic]
-        shrunk = shrunk.replace(partition_racks={**shrunk.partition_racks, topic: racks[:j] + racks[j + 1 :]})
+        shrunk = shrunk.replace(partition_racks={**(shrunk.partition_racks or {}), topic: racks[:j] + racks[j + 1 :]})
     if problem.lag is not None:
         o = problem.lag.offsets[topic]
         keep = np.arange(len(o.begin)) != j
-        offsets = {**shrunk.lag.offsets, topic: TopicOffsets(o.begin[keep], o.end[keep], o.committed[keep])}
+        before = shrunk.lag.offsets if shrunk.lag else {}
+        offsets = {**before, topic: TopicOffsets(o.begin[keep], o.end[keep], o.committed[keep])}
         shrunk = shrunk.replace(lag=LagInfo(offsets, problem.lag.auto_offset_reset))
     members = []
     for m in shrunk.members:

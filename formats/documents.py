@@ -35,7 +35,7 @@ import json
 import os
 import stat
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import chain
 from pathlib import Path
 from typing import Any
@@ -356,10 +356,10 @@ def _consumer_problem(doc: Mapping[str, Any]) -> Problem:
     return Problem(
         topics=topics,
         members=tuple(members),
-        protocol=protocol,  # type: ignore[arg-type]
+        protocol=protocol,  # type: ignore[arg-type]  # one of PROTOCOLS, checked above
         partition_racks=None if racks is None else _racks(racks, topics, "partition_racks"),
         lag=None if lag is None else _lag(lag, topics, "lag"),
-        group_type=group_type,  # type: ignore[arg-type]
+        group_type=group_type,  # type: ignore[arg-type]  # one of GROUP_TYPES, checked above
     )
 
 
@@ -389,7 +389,9 @@ def problem_from_json(doc: Any) -> AnyProblem:
     doc = _object(doc, "")
     _format_version(doc)
     kind = doc.get("kind", "consumer")
-    build = {"consumer": _consumer_problem, "streams": _streams_problem}.get(kind) if type(kind) is str else None
+    builders: dict[str, Callable[[Mapping[str, Any]], AnyProblem]] = {"consumer": _consumer_problem,
+                                                                      "streams": _streams_problem}
+    build = builders.get(kind) if type(kind) is str else None
     if build is None:
         raise FormatError("kind", f"must be 'consumer' or 'streams', got {brief(kind)}")
     with gc_paused():  # millions of acyclic objects for a large group (`json_input.gc_paused`)

@@ -129,7 +129,10 @@ def parse_json(data: str | bytes, source: str = "") -> Any:
         obj = dict(pairs)
         if len(obj) != len(pairs):  # rare: find the repeated key, report it after parsing (with its path)
             seen: set[str] = set()
-            key = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+            for key, _ in pairs:
+                if key in seen:
+                    break
+                seen.add(key)
             repeated[id(obj)] = (key, obj)  # holding obj keeps its id from being reused
         return obj
 

@@ -136,14 +136,15 @@ class Record:
         seed = doc.get("seed", 0)
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise FormatError(f"{path}.seed", "must be an integer")
-        seconds = {key: _seconds(doc.get(key), f"{path}.{key}") for key in ("budget_s", "hang_s")}
+        budget_s, hang_s = (_seconds(doc.get(key), f"{path}.{key}") for key in ("budget_s", "hang_s"))
         known = {"target", "invariant", "stage", "seed", "budget_s", "hang_s", "cause", "signature", "message",
                  "input"}
         text = {k: doc.get(k, "") for k in ("stage", "cause", "signature", "message", "input")}
         for k, v in text.items():
             if not isinstance(v, str):
                 raise FormatError(f"{path}.{k}", "must be a string")
-        return cls(TargetRef.from_json(doc.get("target"), f"{path}.target"), invariant, seed=seed, **seconds,
+        return cls(TargetRef.from_json(doc.get("target"), f"{path}.target"), invariant, seed=seed, budget_s=budget_s,
+                   hang_s=hang_s,
                    extra={k: v for k, v in doc.items() if k not in known}, **text)
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import overload
 
 import numpy as np
 
@@ -89,6 +90,12 @@ class _Reader:
     def int32(self, path: str) -> int:
         return struct.unpack(">i", self._take(4, path))[0]
 
+    @overload
+    def string(self, path: str) -> str: ...
+
+    @overload
+    def string(self, path: str, *, nullable: bool) -> str | None: ...
+
     def string(self, path: str, *, nullable: bool = False) -> str | None:
         n = self.int16(path)
         if n < 0:
@@ -127,7 +134,7 @@ class _Reader:
         for i in range(self.length(path, 6)):  # a topic entry is at least a 2-byte string and a 4-byte array
             topic = self.string(f"{path}[{i}].topic")
             out.append((topic, self.int32_array(f"{path}[{i}].partitions")))
-        return tuple(out)  # type: ignore[arg-type]
+        return tuple(out)
 
     def version(self, path: str) -> int:
         v = self.int16(f"{path}.version")
@@ -145,7 +152,7 @@ def decode_subscription(data: bytes) -> Subscription:
     owned = r.topic_partitions("subscription.owned_partitions") if layout >= 1 else ()
     generation = r.int32("subscription.generation_id") if layout >= 2 else UNKNOWN_GENERATION
     rack = r.string("subscription.rack_id", nullable=True) if layout >= 3 else None
-    return Subscription(topics, user_data, owned, generation, rack, version)  # type: ignore[arg-type]
+    return Subscription(topics, user_data, owned, generation, rack, version)
 
 
 def decode_assignment(data: bytes) -> WireAssignment:
@@ -304,7 +311,7 @@ def problem_from_join_group(
     chosen = protocol or ("cooperative" if assignor == COOPERATIVE_STICKY else "eager")
     if chosen not in ("eager", "cooperative"):
         raise WireFormatError("protocol", f"must be eager or cooperative, got {chosen!r}")
-    return Problem(topics=dict(topics), members=tuple(members), protocol=chosen)  # type: ignore[arg-type]
+    return Problem(topics=dict(topics), members=tuple(members), protocol=chosen)  # type: ignore[arg-type]  # checked above
 
 
 def subscription_of(member: Member, assignor: str, *, version: int = MAX_VERSION) -> bytes:
@@ -312,8 +319,8 @@ def subscription_of(member: Member, assignor: str, *, version: int = MAX_VERSION
     owned = topic_partitions({t: arr.tolist() for t, arr in member.owned.items()})
     topics = tuple(sorted(member.subscription))
     if assignor == EAGER_STICKY:
-        user_data = encode_sticky_user_data(StickyUserData(owned, member.generation))
-        return encode_subscription(Subscription(topics, user_data, (), UNKNOWN_GENERATION, member.rack, version))
+        sticky = encode_sticky_user_data(StickyUserData(owned, member.generation))
+        return encode_subscription(Subscription(topics, sticky, (), UNKNOWN_GENERATION, member.rack, version))
     user_data = encode_cooperative_user_data(member.generation) if assignor == COOPERATIVE_STICKY else None
     return encode_subscription(Subscription(topics, user_data, owned, member.generation, member.rack, version))
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
@@ -48,11 +49,14 @@ from assigncheck.spec.model import (
     Member,
     Partitions,
     Problem,
+    Protocol,
     StreamsProblem,
     TopicOffsets,
     iter_pairs,
     partitions_of,
 )
+
+K = TypeVar("K", int, str)  # what `_ranks` numbers: generations, ids, rack names
 
 UNKNOWN_TOPIC = "zz"
 RACKS = ("r0", "r1", "r2", "r3")
@@ -114,7 +118,7 @@ class ByteSource:
         return lo + raw % span
 
     def bits(self, n: int) -> list[bool]:
-        out = []
+        out: list[bool] = []
         for _ in range((n + 7) // 8):
             b = self._byte()
             out.extend(bool(b >> k & 1) for k in range(8))
@@ -221,7 +225,7 @@ def _read_problem(src: ByteSource) -> tuple[Problem, Limits, tuple[set[int], set
     # Per-partition data comes last: short inputs still reach the members (past the end everything is 0).
     racks = _read_racks(src, topics) if header & 4 else None
     lag = _read_lag(src, lim, topics) if header & 8 else None
-    protocol = "cooperative" if header & 1 else "eager"
+    protocol: Protocol = "cooperative" if header & 1 else "eager"
     return Problem(topics, tuple(members), protocol, racks, lag), lim, used
 
 
@@ -319,8 +323,8 @@ def decode(data: bytes, kind: str = "consumer") -> AnyProblem:
 # ---- encoding (problem -> seed bytes) ---------------------------------------------------------------
 
 
-def _ranks(values: Iterable[object]) -> dict[object, int]:
-    return {v: i for i, v in enumerate(sorted(set(values)))}  # type: ignore[type-var]
+def _ranks(values: Iterable[K]) -> dict[K, int]:
+    return {v: i for i, v in enumerate(sorted(set(values)))}
 
 
 def _runs(pairs: Iterable[tuple[int, int]]) -> list[tuple[int, int, int]]:
@@ -378,10 +382,10 @@ class _Ranks:
     topics: list[str]
     index: dict[str, int]
     counts: list[int]
-    rack: dict[object, int]
-    member: dict[object, int]
-    instance: dict[object, int]
-    generation: dict[object, int]
+    rack: dict[str, int]
+    member: dict[str, int]
+    instance: dict[str, int]
+    generation: dict[int, int]
     lowest_generation: int  # -1 keeps "unknown" below every known generation
 
     @classmethod

@@ -18,8 +18,12 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assigncheck.run.gc import freeze_loaded
+
+if TYPE_CHECKING:
+    from assigncheck.spec.model import AnyProblem
 
 DICTIONARY = Path(__file__).with_name("dictionary.txt")
 
@@ -81,7 +85,8 @@ class Job:
                 if len(known) >= self.PER_KEY or any(f <= mine for f in known):
                     continue
                 written = record(self.target, finding, self.out, seed=self.seed, minimize_s=self.minimize_s)
-                known.append(telling(load_problem_quietly(written.path)) or mine)
+                kept = load_problem_quietly(written.path)
+                known.append((telling(kept) if kept is not None else frozenset()) or mine)
                 print(f"FINDING {'new' if written.new else 'known'} {finding.violation.invariant} {written.path}",
                       file=sys.stderr, flush=True)
             return
@@ -92,7 +97,7 @@ class Job:
             print(f"FINDING {'new' if path else 'known'} {violation.invariant} {path}", file=sys.stderr, flush=True)
 
 
-def load_problem_quietly(path: Path) -> object:
+def load_problem_quietly(path: Path) -> AnyProblem | None:
     """The problem of a reproducer another job may be replacing: None when it is gone or half there."""
     from assigncheck.formats.documents import load_problem
     from assigncheck.spec.errors import InputError

@@ -26,7 +26,7 @@ from assigncheck.fuzz.harness import AssignorTarget, Finding
 from assigncheck.run.calls import hang_limit
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.groups import coordinator_form
-from assigncheck.spec.model import Problem
+from assigncheck.spec.model import AnyProblem, Problem
 from assigncheck.spec.violations import Violation
 
 NOT_MINIMIZED = ("hang", "cmd.hang")  # each try would wait out the hang limit
@@ -82,8 +82,8 @@ def record(target: AssignorTarget, finding: Finding, out_dir: str | Path, *, see
     v = finding.violation
     keeps = keeps_its_shape(finding.problem, target.assignor.promises)
 
-    def still_fails(p: object) -> bool:
-        return keeps(p) and target.reproduces(p, v.invariant, v.cause)  # type: ignore[arg-type]
+    def still_fails(p: AnyProblem) -> bool:
+        return keeps(p) and target.reproduces(p, v.invariant, v.cause)
 
     small = finding.problem if v.cause in NOT_MINIMIZED else minimize(finding.problem, still_fails, seconds=minimize_s)
     violation = next((x for x in target.check(small) if x.invariant == v.invariant and x.cause == v.cause), None)

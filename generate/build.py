@@ -12,7 +12,7 @@ decoder must also encode any problem back into bytes, the enumeration must visit
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol, TypeVar
 
@@ -40,6 +40,7 @@ from assigncheck.spec.model import (
     TopicOffsets,
     partitions_of,
 )
+from assigncheck.spec.model import Protocol as RebalanceProtocol
 
 T = TypeVar("T")
 Claims = Literal["none", "valid", "junk", "any"]
@@ -120,7 +121,7 @@ def problem(choose: Chooser, space: Space) -> Problem:
     topics = _topic_counts(choose, space)
     with_racks = choose.coin(0.25) if space.racks is None else space.racks
     members = _members(choose, space, topics, with_racks)
-    protocol = space.protocol or choose.pick(("eager", "cooperative"))
+    protocol: RebalanceProtocol = space.protocol if space.protocol else choose.pick(("eager", "cooperative"))
     with_lag = choose.coin(0.2) if space.lag is None else space.lag
     return Problem(topics, members, protocol, partition_racks(choose, topics) if with_racks else None,
                    lag_info(choose, topics) if with_lag else None)
@@ -257,6 +258,9 @@ def lag_info(choose: Chooser, topics: dict[str, int], max_offset: int = 100) -> 
 
 # ---- junk claims ----------------------------------------------------------------------------------------
 
+# A junk kind's builder: adds its claim to the members' claims (and generations) in place.
+JunkBuilder = Callable[[Chooser, list[dict[str, list[int]]], list[int], Sequence[frozenset[str]], dict[str, int]], None]
+
 
 def add_junk_claim(choose: Chooser, kind: str, owned: list[dict[str, list[int]]], gens: list[int],
                    subs: Sequence[frozenset[str]], topics: dict[str, int], *, generations: bool = True) -> None:
@@ -272,7 +276,7 @@ def _unknown_topic(choose: Chooser, owned: list[dict[str, list[int]]], *_: objec
     owned[choose.integer(0, len(owned) - 1)].setdefault(ABSENT_TOPIC, []).append(choose.integer(0, 3))
 
 
-def _bad_index(negative: bool):  # noqa: ANN202 - a junk kind's builder
+def _bad_index(negative: bool) -> JunkBuilder:
     def add(choose: Chooser, owned: list[dict[str, list[int]]], _g: object, _s: object, topics: dict[str, int]
             ) -> None:
         if topics:
@@ -308,7 +312,7 @@ def _repeated(choose: Chooser, owned: list[dict[str, list[int]]], _g: object, _s
         owned[m].setdefault(t, []).extend([i, i])
 
 
-def _double_claim(same_generation: bool):  # noqa: ANN202 - a junk kind's builder
+def _double_claim(same_generation: bool) -> JunkBuilder:
     def add(choose: Chooser, owned: list[dict[str, list[int]]], gens: list[int], subs: Sequence[frozenset[str]],
             topics: dict[str, int]) -> None:
         n, existing = len(owned), _existing(topics)
@@ -327,7 +331,7 @@ def _double_claim(same_generation: bool):  # noqa: ANN202 - a junk kind's builde
     return add
 
 
-_JUNK = {
+_JUNK: dict[str, JunkBuilder] = {
     "unknown_topic": _unknown_topic, "out_of_range": _bad_index(False), "negative_index": _bad_index(True),
     "unsubscribed_topic": _unsubscribed, "repeated": _repeated,
     "double_claim_same_generation": _double_claim(True), "double_claim_other_generation": _double_claim(False),

@@ -30,6 +30,7 @@ from assigncheck.spec.model import (
     LagInfo,
     Member,
     Problem,
+    Protocol,
     StreamsProblem,
     TopicOffsets,
     partitions_of,
@@ -87,7 +88,7 @@ class Form:
     lag-based assignor needs them), and equal subscriptions (for a target defined only on those)."""
 
     kind: str = "consumer"
-    protocol: str = "eager"
+    protocol: Protocol = "eager"
     lag: bool = False
     equal: bool = False
 
@@ -104,7 +105,7 @@ def problem(rung: Rung, seed: int, form: Form = Form()) -> AnyProblem:
         return _streams(rung, seed)
     if form.kind != "consumer":
         raise ValueError(f"no ladder for {form.kind} problems")
-    return _consumer(rung, seed, form.lag, form.equal).with_protocol(form.protocol)  # type: ignore[arg-type]
+    return _consumer(rung, seed, form.lag, form.equal).with_protocol(form.protocol)
 
 
 def _rng(rung: Rung, seed: int, kind: int) -> np.random.Generator:

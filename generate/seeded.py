@@ -30,7 +30,7 @@ from assigncheck.generate.build import SeededChooser, add_junk_claim, previous_c
 from assigncheck.generate.scenario import Scenario, Step, apply_step
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.features import JUNK_KINDS
-from assigncheck.spec.model import Assignment, Member, Problem, StreamsProblem, partitions_of
+from assigncheck.spec.model import Assignment, Member, Problem, Protocol, StreamsProblem, partitions_of
 from assigncheck.spec.rounds import next_round
 
 PROFILES = ("small", "kafka-like", "large", "churn")
@@ -64,7 +64,7 @@ def _kafka_like(r: SeededChooser) -> Problem:
         n, leaving = r.integer(20, 39), 0
         subs = [r.subset(sorted(topic_counts), 1) for _ in range(n)]
     ids = [f"c{j}" for j in range(n)]
-    protocol = r.pick(("eager", "cooperative"))
+    protocol: Protocol = r.pick(("eager", "cooperative"))
     if r.coin(0.5):  # the fresh first round
         return Problem(topic_counts, tuple(Member(m, s) for m, s in zip(ids, subs)), protocol)
     owned = previous_claims(r, topic_counts, ids, subs, balanced=True)
@@ -115,7 +115,7 @@ def _large(r: SeededChooser, g: np.random.Generator) -> Problem:
         bounds = (np.arange(len(ids) + 1) * int(starts[-1])) // len(ids)
         for pos, j in enumerate(g.permutation(len(ids)).tolist()):
             lo, hi = int(bounds[pos]), int(bounds[pos + 1])
-            first, last = np.searchsorted(starts, lo, "right") - 1, np.searchsorted(starts, hi, "left")
+            first, last = int(np.searchsorted(starts, lo, "right")) - 1, int(np.searchsorted(starts, hi, "left"))
             owned = {}
             for ti in range(first, min(last, len(own))):
                 a, z = max(lo, starts[ti]), min(hi, starts[ti + 1])

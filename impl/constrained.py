@@ -112,7 +112,7 @@ def settled(problem: Problem) -> Assignment | None:
     if len(valid_claims(problem)) != wanted:  # the layout reads them too; a fresh group stops here
         return None
     sets = valid_owned(problem)
-    counts = [s.count for s in sets.values()]  # type: ignore[attr-defined]
+    counts = [s.count for s in sets.values()]
     if max(counts) - min(counts) > 1:
         return None
     return Assignment.of_sets(sets)

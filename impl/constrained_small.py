@@ -32,8 +32,8 @@ class SmallLayout:
         subscription = problem.members[order[0]].subscription if order else frozenset()
         table = TopicTable(t for t in subscription if t in problem.topics)
         offsets = [0]
-        for t in table.names:
-            offsets.append(offsets[-1] + problem.topics[t])
+        for name in table.names:
+            offsets.append(offsets[-1] + problem.topics[name])
         position = [0] * len(order)
         for k, i in enumerate(order):
             position[i] = k

@@ -102,9 +102,11 @@ def assign_lag(problem: Problem) -> Assignment:
             member_rows.append(np.array(subscribers, dtype=np.int64)[deal_topic(lags, len(subscribers))])
             index_rows.append(np.arange(len(lags), dtype=np.int64))
             topic_rows.append(np.full(len(lags), code, dtype=np.int64))
+    ids = [m.member_id for m in members]
     if not small and member_rows:
-        member_rows, topic_rows, index_rows = (np.concatenate(r) for r in (member_rows, topic_rows, index_rows))
-    return Assignment.from_rows([m.member_id for m in members], member_rows, table, topic_rows, index_rows)
+        member_row, topic_row, index_row = (np.concatenate(r) for r in (member_rows, topic_rows, index_rows))
+        return Assignment.from_rows(ids, member_row, table, topic_row, index_row)
+    return Assignment.from_rows(ids, member_rows, table, topic_rows, index_rows)
 
 
 class LagAssignor:

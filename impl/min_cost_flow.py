@@ -170,7 +170,7 @@ def _solve(nodes: int, tail: np.ndarray, head: np.ndarray, cap: np.ndarray, cost
                 bucket[0] = entries
                 entries += 1
                 top = 0
-        reach = _INF
+        reach = int(_INF)
         at = 0
         while True:
             while at <= top and bucket[at] < 0:

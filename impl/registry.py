@@ -158,7 +158,7 @@ def load_target(spec: str, *, classpath: tuple[str, ...] = (), config: tuple[tup
     target = from_object(spec, _import_attr(spec, "--target"))
     if getattr(target, "spec", None) is None:
         try:  # lets other processes (fuzz jobs, Spark executors) load the same target again
-            target.spec = spec  # type: ignore[attr-defined]
+            target.spec = spec  # type: ignore[attr-defined]  # recorded on the user's object, when it allows
         except AttributeError:
             pass
     return target
@@ -209,7 +209,7 @@ def load(ref: TargetRef | str) -> Assignor:
         return Declared(target, declared, ref)
     if ref.spec not in BUILTINS:  # built-ins are shared instances named by their spec already
         try:
-            target.ref = ref  # type: ignore[attr-defined]
+            target.ref = ref  # type: ignore[attr-defined]  # recorded on the target, when it allows
         except AttributeError:
             pass
     return target

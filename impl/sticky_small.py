@@ -6,6 +6,7 @@ networks as `impl/flow.py`, so the same optimum) and the placement and class re-
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from operator import attrgetter
 
 from assigncheck.impl.flow_small import solve_counts
@@ -34,9 +35,9 @@ class SmallPairs:
         aware = rack_aware(problem)
         classes: dict[object, int] = {}
         if aware:
-            keys: list[object] = [(m.subscription, member_rack(m.rack)) for m in members]
+            keys: Sequence[object] = [(m.subscription, member_rack(m.rack)) for m in members]
         else:
-            keys = subs  # type: ignore[assignment]
+            keys = subs
         self.member_class = [classes.setdefault(k, len(classes)) for k in keys]
         topic_members = [[k for k in range(n) if t in subs[k]] for t in table.names]
         gid_node = None

@@ -195,8 +195,8 @@ def assign_streams(problem: StreamsProblem) -> Assignment:
             if sum(held[ci]) < quota[ci]:
                 still.append(ci)
         receiving = still
-    return Assignment({c.client_id: {names[k]: idx for k, idx in parts.items()}
-                       for c, parts in zip(problem.clients, out)})
+    return Assignment.of({c.client_id: {names[k]: idx for k, idx in parts.items()}
+                          for c, parts in zip(problem.clients, out)})
 
 
 def _standbys(client: Client, pos: dict[str, int], sizes: list[int]) -> dict[int, list[int]]:

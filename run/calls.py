@@ -190,7 +190,7 @@ def _call(assignor: Assignor, problem: Problem | StreamsProblem, budget_s: float
         box["cpu"] = 0.0
     else:
         try:
-            with _timers(budget_s, hang_s) as armed:  # type: ignore[arg-type]
+            with _timers(budget_s, hang_s) as armed:  # type: ignore[arg-type]  # hang_s is set when budget_s is
                 if armed:
                     started = time.thread_time()
                     try:
@@ -200,7 +200,7 @@ def _call(assignor: Assignor, problem: Problem | StreamsProblem, budget_s: float
                     except BaseException as e:  # noqa: BLE001 - an assignor's crash is a finding
                         box["error"] = e
                     box["cpu"] = time.thread_time() - started
-                elif not _in_thread(assignor, problem, hang_s, box):  # type: ignore[arg-type]
+                elif not _in_thread(assignor, problem, hang_s, box):  # type: ignore[arg-type]  # as above
                     raise _OverBudget(hang=True)
         except _OverBudget as over:  # also when a timer fires between the call's return and the disarm
             if over.hang:
@@ -209,10 +209,11 @@ def _call(assignor: Assignor, problem: Problem | StreamsProblem, budget_s: float
             raise AssignorFailed(Violation("H7", f"{name} did not finish within its {budget_s:g} s CPU budget",
                                     cause="timeout")) from None
     if "error" in box:
-        e = box["error"]
-        if isinstance(e, TargetUnavailable):
-            raise e
-        raise AssignorFailed(Violation("H7", f"{name} raised {type(e).__name__}: {e}", cause=crash_cause(e)))
+        error = box["error"]
+        if isinstance(error, TargetUnavailable):
+            raise error
+        raise AssignorFailed(Violation("H7", f"{name} raised {type(error).__name__}: {error}",
+                                       cause=crash_cause(error)))
     return box.get("out"), box["cpu"]
 
 

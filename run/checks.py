@@ -25,7 +25,16 @@ from assigncheck.spec.check import (
 from assigncheck.spec.errors import AssignorFailed, InputError
 from assigncheck.spec.groups import protocol_form
 from assigncheck.spec.invariants import CAP, and_more
-from assigncheck.spec.model import Assignment, Client, Member, PartitionSet, Problem, StreamsProblem
+from assigncheck.spec.model import (
+    Assignment,
+    Client,
+    Member,
+    Partitions,
+    PartitionSet,
+    Problem,
+    StreamsProblem,
+    partitions_of,
+)
 from assigncheck.spec.promises import Assignor, Promises
 from assigncheck.spec.rounds import next_round, run_rounds
 from assigncheck.spec.small.views import is_small
@@ -40,9 +49,9 @@ def _differs(invariant: str, what: str, a: Assignment, b: Assignment) -> list[Vi
     return [Violation(invariant, f"{what}; members whose partitions differ: {names}", tuple(diff[:CAP]))]
 
 
-def _shuffled_parts(parts: Any, rng: np.random.Generator) -> dict[str, np.ndarray]:
+def _shuffled_parts(parts: Partitions, rng: np.random.Generator) -> Partitions:
     topics = list(parts)
-    return {topics[i]: rng.permutation(parts[topics[i]]) for i in rng.permutation(len(topics)).tolist()}
+    return partitions_of({topics[i]: rng.permutation(parts[topics[i]]) for i in rng.permutation(len(topics)).tolist()})
 
 
 def shuffled_problem(problem: Problem | StreamsProblem, seed: int) -> Problem | StreamsProblem:

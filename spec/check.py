@@ -13,7 +13,7 @@ and their figures are None.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -81,7 +81,7 @@ class _Checks(NamedTuple):
     `stickiness`, `racks`) or plain Python for small problems (`spec.small.checks`, held equal by tests)."""
 
     check_hard: Callable[[Problem, Assignment], list[Violation]]
-    balance: dict[str, Callable[[Problem, Assignment], list[Violation]]]
+    balance: Mapping[str, Callable[[Problem, Assignment], list[Violation]]]
     max_retained: Callable[..., list[Violation]]
     rack_violations: Callable[[Problem, Assignment, str], list[Violation]]
     per_topic_spread_violations: Callable[[Problem, Assignment], list[Violation]]

@@ -17,7 +17,7 @@ from functools import lru_cache
 from itertools import groupby
 from operator import attrgetter, itemgetter
 from types import MappingProxyType
-from typing import Any, Literal, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar
 
 import numpy as np
 
@@ -37,7 +37,7 @@ INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 def read_only(values: Iterable[int] | np.ndarray, dtype: type = np.int32) -> np.ndarray:
     """`values` as a read-only array of `dtype`. An array already of that dtype is frozen in place (no copy):
     pass only arrays nobody else writes to, such as the ones a function just computed."""
-    arr = np.asarray(values if isinstance(values, np.ndarray) else list(values), dtype=dtype)
+    arr: np.ndarray = np.asarray(values if isinstance(values, np.ndarray) else list(values), dtype=dtype)
     arr.setflags(write=False)
     return arr
 
@@ -83,13 +83,14 @@ class PartitionSet(Mapping[str, np.ndarray]):
     """
 
     __slots__ = ("table", "_codes", "_bounds", "_indices", "is_sorted", "_lists", "count", "_src", "_at")
+    _at: int  # set with `_src` only (below)
 
     def __init__(self, table: TopicTable, codes: np.ndarray, bounds: np.ndarray, indices: np.ndarray,
                  is_sorted: bool) -> None:
         self.table = table
-        self._codes = codes  # int64, ascending: the topics present (each with at least one index)
-        self._bounds = bounds  # int64, len(codes) + 1
-        self._indices = indices  # int32, read-only
+        self._codes: np.ndarray | None = codes  # int64, ascending: the topics present (each with at least one index)
+        self._bounds: np.ndarray | None = bounds  # int64, len(codes) + 1
+        self._indices: np.ndarray | None = indices  # int32, read-only
         self.is_sorted = is_sorted  # indices ascending within every topic
         self._lists: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]] | None = None
         self.count = len(indices)  # partitions listed, repeats included
@@ -97,14 +98,16 @@ class PartitionSet(Mapping[str, np.ndarray]):
         # runs_at) and `_at` is i (set only with `_src`); its arrays are codes[runs_at[i]:runs_at[i + 1]], the next
         # len(codes) + 1 entries of bounds from runs_at[i] + i, and indices[rows_at[i]:rows_at[i + 1]], sliced on
         # first use.
-        self._src: tuple[np.ndarray, ...] | None = None
+        self._src: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
 
-    def __getattr__(self, name: str) -> None:
-        # Only called for a slot never set: a set cut from shared arrays (`sets_of_grouped_rows`) sets five slots,
-        # not nine (a fifth of the cost of making 2,100 sets); its arrays and lists read as not made yet.
-        if name in _MADE_LAZILY:
-            return None
-        raise AttributeError(name)
+    if not TYPE_CHECKING:  # hidden from the type checker, which would read every unknown attribute as None
+
+        def __getattr__(self, name: str) -> None:
+            # Only called for a slot never set: a set cut from shared arrays (`sets_of_grouped_rows`) sets five
+            # slots, not nine (a fifth of the cost of making 2,100 sets); its arrays and lists read as not made yet.
+            if name in _MADE_LAZILY:
+                return None
+            raise AttributeError(name)
 
     @classmethod
     def of_lists(cls, table: TopicTable, codes: tuple[int, ...], bounds: tuple[int, ...], indices: tuple[int, ...],
@@ -115,39 +118,40 @@ class PartitionSet(Mapping[str, np.ndarray]):
         out._codes = out._bounds = out._indices = out._src = None
         return out
 
-    def _arrays(self) -> None:
+    def _arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Makes the three arrays (a set holds either its lists or its place in shared arrays) and returns them."""
         if self._src is not None:
             (codes, bounds, indices, rows_at, runs_at), i = self._src, self._at
             ra, rb, a, b = int(runs_at[i]), int(runs_at[i + 1]), int(rows_at[i]), int(rows_at[i + 1])
-            self._codes, self._bounds, self._indices = codes[ra:rb], bounds[ra + i:rb + i + 1], indices[a:b]
-            return
-        codes, bounds, indices = self._lists  # type: ignore[misc]
-        self._codes, self._bounds = read_only(codes, np.int64), read_only(bounds, np.int64)
-        self._indices = read_only(indices)
+            made = codes[ra:rb], bounds[ra + i:rb + i + 1], indices[a:b]
+        else:
+            assert self._lists is not None
+            codes_list, bounds_list, indices_list = self._lists
+            made = read_only(codes_list, np.int64), read_only(bounds_list, np.int64), read_only(indices_list)
+        self._codes, self._bounds, self._indices = made
+        return made
 
     @property
     def codes(self) -> np.ndarray:
-        if self._codes is None:
-            self._arrays()
-        return self._codes  # type: ignore[return-value]
+        codes = self._codes
+        return codes if codes is not None else self._arrays()[0]
 
     @property
     def bounds(self) -> np.ndarray:
-        if self._bounds is None:
-            self._arrays()
-        return self._bounds  # type: ignore[return-value]
+        bounds = self._bounds
+        return bounds if bounds is not None else self._arrays()[1]
 
     @property
     def indices(self) -> np.ndarray:
-        if self._indices is None:
-            self._arrays()
-        return self._indices  # type: ignore[return-value]
+        indices = self._indices
+        return indices if indices is not None else self._arrays()[2]
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(codes, bounds, indices) in one call (whole-group code reads them for thousands of sets)."""
-        if self._codes is None:
-            self._arrays()
-        return self._codes, self._bounds, self._indices  # type: ignore[return-value]
+        codes, bounds, indices = self._codes, self._bounds, self._indices
+        if codes is None or bounds is None or indices is None:
+            return self._arrays()
+        return codes, bounds, indices
 
     def lists(self) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
         """(topic codes, run bounds from 0, indices) as plain tuples, for plain-Python code on small sets."""
@@ -186,8 +190,8 @@ class PartitionSet(Mapping[str, np.ndarray]):
         code = self.table.code.get(topic)
         if code is not None:
             if self._lists is not None:
-                codes = self._lists[0]
-                return codes.index(code) if code in codes else -1
+                listed = self._lists[0]
+                return listed.index(code) if code in listed else -1
             codes = self.codes
             pos = int(np.searchsorted(codes, code))
             if pos < len(codes) and codes[pos] == code:
@@ -210,6 +214,7 @@ class PartitionSet(Mapping[str, np.ndarray]):
     def __len__(self) -> int:
         return len(self._lists[0] if self._lists is not None else self.codes)
 
+    # A generator, not Mapping's ItemsView: one pass over the shared arrays, no view object kept.
     def items(self) -> Iterator[tuple[str, np.ndarray]]:  # type: ignore[override]
         names, b, idx = self.table.names, self.bounds.tolist(), self.indices
         return ((names[c], idx[b[i]:b[i + 1]]) for i, c in enumerate(self.codes.tolist()))
@@ -231,7 +236,9 @@ class PartitionSet(Mapping[str, np.ndarray]):
         return f"PartitionSet({ {t: a.tolist() for t, a in self.items()} })"
 
 
-Partitions: TypeAlias = Mapping[str, np.ndarray]  # a PartitionSet wherever the model builds one
+# The model's container for a set of partitions: every `Member.owned`, `Client.active`/`standby` and `Assignment`
+# value is one (the constructors convert what they are given).
+Partitions: TypeAlias = PartitionSet
 
 EMPTY = PartitionSet.of_lists(TopicTable(()), (), (0,), (), True)
 
@@ -290,7 +297,7 @@ def _small_partitions(spec: Mapping[str, Iterable[int]], sort: bool) -> Partitio
     names = sorted(t for t, v in groups.items() if len(v))
     if not names:
         return EMPTY
-    bounds, flat, is_sorted = [0], [], True
+    bounds, flat, is_sorted = [0], list[int](), True
     for t in names:
         values = groups[t]
         for x in values:
@@ -318,7 +325,7 @@ def sets_by_member(members: int, member_row: Sequence[int] | np.ndarray, table: 
     arrays."""
     if len(member_row) <= SMALL_ROWS:
         return _sets_small(members, member_row, table, topic_row, index_row)
-    return _sets_vectorized(members, member_row, table, topic_row, index_row)
+    return _sets_vectorized(members, np.asarray(member_row), table, np.asarray(topic_row), np.asarray(index_row))
 
 
 _FIRST = itemgetter(0)
@@ -395,7 +402,7 @@ def sets_of_grouped_rows(members: int, table: TopicTable, member_row: np.ndarray
         descents = (index_row[1:] < index_row[:-1]) & ~new_run[1:]
         ordered = (np.bincount(member_row[1:][descents], minlength=members) == 0).tolist()
     # Sets made inline (see `PartitionSet._src`): a constructor call per member was a third of the cost.
-    new, out = PartitionSet.__new__, []
+    new, out = PartitionSet.__new__, list[PartitionSet]()
     add = out.append
     for i, n in enumerate(np.diff(rows_at).tolist()):
         if n:
@@ -563,7 +570,7 @@ class Problem:
         depend on the protocol (`with_protocol` shares the cache)."""
         if key not in self._derived:
             self._derived[key] = compute(self)
-        return self._derived[key]  # type: ignore[return-value]
+        return self._derived[key]  # type: ignore[return-value]  # the value `compute` made for this key
 
     def has_derived(self, key: str) -> bool:
         """Whether `derived(key, ...)` is computed already (a consumer may then prefer reading it)."""
@@ -606,7 +613,7 @@ class Problem:
     def replace(self, **changes: Any) -> Problem:
         """A new problem with these fields changed (no derived data carried over). Built directly: the checks
         make several per problem, and `dataclasses.replace` reads the fields' metadata every time."""
-        fields = {"topics": self.topics, "members": self.members, "protocol": self.protocol,
+        fields: dict[str, Any] = {"topics": self.topics, "members": self.members, "protocol": self.protocol,
                   "partition_racks": self.partition_racks, "lag": self.lag, "group_type": self.group_type}
         unknown = set(changes) - set(fields)
         if unknown:

@@ -75,7 +75,11 @@ def _network(problem: Problem, racks: bool = False) -> _Network:
             if t in subscribers:
                 subscribers[t].append(pos[m.member_id])
     gid_group = np.full(lay.total, -1, dtype=np.int64)
-    names, sizes, pair_group, pair_member, mismatch = [], [], [], [], []
+    names: list[str] = []
+    sizes: list[int] = []
+    pair_group: list[np.ndarray] = []
+    pair_member: list[np.ndarray] = []
+    mismatch: list[np.ndarray] = []
     rack_of_sorted = np.full(len(members), -1, dtype=np.int64)
     rack_of_sorted[sorted_pos] = rl.member_rack
     for topic in topics:

@@ -124,32 +124,31 @@ class ValidClaims:
                  index: np.ndarray | None = None, rows: list[tuple[int, int, int]] | None = None) -> None:
         self.table, self._member, self._topic, self._index, self._rows = table, member, topic, index, rows
 
-    def _arrays(self) -> None:
+    def _arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Makes the three arrays from the plain rows and returns them."""
         rows = self._rows or []
-        self._member = read_only([r[0] for r in rows], np.int64)
-        self._topic = read_only([r[1] for r in rows], np.int64)
-        self._index = read_only([r[2] for r in rows])
+        made = (read_only([r[0] for r in rows], np.int64), read_only([r[1] for r in rows], np.int64),
+                read_only([r[2] for r in rows]))
+        self._member, self._topic, self._index = made
+        return made
 
     @property
     def member(self) -> np.ndarray:
-        if self._member is None:
-            self._arrays()
-        return self._member  # type: ignore[return-value]
+        member = self._member
+        return member if member is not None else self._arrays()[0]
 
     @property
     def topic(self) -> np.ndarray:
-        if self._topic is None:
-            self._arrays()
-        return self._topic  # type: ignore[return-value]
+        topic = self._topic
+        return topic if topic is not None else self._arrays()[1]
 
     @property
     def index(self) -> np.ndarray:
-        if self._index is None:
-            self._arrays()
-        return self._index  # type: ignore[return-value]
+        index = self._index
+        return index if index is not None else self._arrays()[2]
 
     def __len__(self) -> int:
-        return len(self._rows) if self._rows is not None else len(self._member)  # type: ignore[arg-type]
+        return len(self._rows) if self._rows is not None else len(self.member)
 
     def rows(self) -> list[tuple[int, int, int]]:
         """(member, topic code, index) per row, as plain ints (for the small paths; do not mutate)."""

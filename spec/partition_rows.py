@@ -17,7 +17,7 @@ import itertools
 import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import numpy as np
 
@@ -89,7 +89,7 @@ def last_call_cache(fn: Callable[..., T]) -> Callable[..., T]:
     def wrapper(*args: object) -> T:
         nonlocal last_args, last
         if len(args) == len(last_args) and all(map(operator.is_, args, last_args)):
-            return last  # type: ignore[return-value]
+            return last  # type: ignore[return-value]  # set by the call these arguments match
         result = fn(*args)
         last_args, last = args, result
         return result
@@ -112,9 +112,11 @@ def _build(problem: Problem, member_ids: Sequence[str], parts_of: Mapping[str, P
     bounds, indices): they are concatenated, and each topic table is translated once, so the Python work is
     a few attribute reads per member, never per (member, topic) array or per partition."""
     lay = layout(problem)
-    sets = list(map(parts_of.get, member_ids))  # C-level passes: a group can have thousands of members
-    if not set(map(type, sets)) <= {PartitionSet}:
-        sets = [p if type(p) is PartitionSet else partitions_of(p) for p in sets]
+    found = list(map(parts_of.get, member_ids))  # C-level passes: a group can have thousands of members
+    if set(map(type, found)) <= {PartitionSet}:
+        sets = cast(list[PartitionSet], found)
+    else:
+        sets = [p if type(p) is PartitionSet else partitions_of(p) for p in found]
     counts = list(map(operator.attrgetter("count"), sets))
     positions = list(itertools.compress(range(len(sets)), counts))
     if not positions:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, fields
-from typing import Literal, Protocol, TypeAlias, runtime_checkable
+from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
 
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.limits import MAX_MEMBERS, MAX_PARTITIONS, MAX_TOPICS
-from assigncheck.spec.model import GROUP_TYPES, AnyProblem, Assignment, GroupType
+from assigncheck.spec.model import GROUP_TYPES, Assignment, GroupType
 
 Balance: TypeAlias = Literal["none", "per-topic", "local", "perfect", "uniform", "optimal"]
 Stickiness: TypeAlias = Literal["none", "max_retained"]
@@ -116,7 +116,7 @@ class Promises:
     @classmethod
     def parse(cls, text: str) -> Promises:
         """`balance=optimal,stickiness=max_retained,fixpoint` (the CLI's --promises syntax)."""
-        values: dict[str, object] = {}
+        values: dict[str, Any] = {}  # each key's value parsed to its field's type below
         names = {f.name: f for f in fields(cls)}
         for item in filter(None, (s.strip() for s in text.split(","))):
             key, _, value = item.partition("=")
@@ -156,7 +156,7 @@ class Promises:
                 values[key] = value == "true"
             else:
                 values[key] = value
-        return cls(**values)  # type: ignore[arg-type]
+        return cls(**values)
 
     def to_text(self) -> str:
         """The canonical `--promises` text of these promises (only what differs from the defaults), so that
@@ -176,10 +176,15 @@ class Promises:
 class Assignor(Protocol):
     """Anything with a name, declared promises and `assign(problem) -> Assignment`."""
 
-    name: str
-    promises: Promises
+    # Read-only members: a class attribute, an instance attribute or a property all satisfy them.
+    @property
+    def name(self) -> str: ...
 
-    def assign(self, problem: AnyProblem) -> Assignment: ...
+    @property
+    def promises(self) -> Promises: ...
+
+    # A `Problem`, or a `StreamsProblem` for a task assignor (`problem_kind`): each kind takes only its own.
+    def assign(self, problem: Any) -> Assignment: ...
 
 
 def problem_kind(assignor: object) -> str:

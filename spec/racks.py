@@ -76,8 +76,8 @@ def _rack_layout(problem: Problem) -> RackLayout:
         per_partition[lay.offsets[k]:lay.offsets[k] + len(ids)] = ids
     ordered = tuple(sorted(sets, key=sets.__getitem__))
     match = np.array([[r in s for r in racks] for s in ordered], dtype=bool).reshape(len(ordered), len(racks))
-    member = np.array([rack_code.get(member_rack(m.rack), -1) if member_rack(m.rack) else -1
-                       for m in problem.members], dtype=np.int64)
+    member = np.array([rack_code.get(r, -1) if (r := member_rack(m.rack)) else -1 for m in problem.members],
+                      dtype=np.int64)
     subscribed = lay.subscribed_partitions()
     used = per_partition[subscribed]
     all_racks = frozenset().union(*(ordered[i] for i in np.unique(used).tolist())) if len(used) else frozenset()

@@ -32,7 +32,7 @@ def unassigned(problem: Problem, assignment: Assignment) -> list[tuple[str, int]
     if sum(problem.topics.values()) <= SMALL_ROWS:  # plain sets beat a numpy call per topic
         got = {(t, i) for p in assignment.by_member.values() for t, i in _pairs(p)}
         return [(t, i) for t in problem.subscribed_topics() for i in range(problem.topics[t]) if (t, i) not in got]
-    missing = []
+    missing: list[tuple[str, int]] = []
     for topic in problem.subscribed_topics():
         n = problem.topics[topic]
         seen = np.zeros(n, dtype=bool)

@@ -111,7 +111,8 @@ def per_topic_spread_violations(problem: Problem, assignment: Assignment) -> lis
     bad = np.flatnonzero(most > least_given_up + 1)
     if not len(bad):
         return []
-    texts, parts = [], []
+    texts = []
+    parts: list[tuple[str, int]] = []
     for mi in bad[:CAP].tolist():
         mine = member == mi
         t = int(topic[mine][np.argmax(kept_n[mine])])
@@ -122,8 +123,8 @@ def per_topic_spread_violations(problem: Problem, assignment: Assignment) -> lis
         lost = np.flatnonzero((valid.member == mi) & (code == u) & ~kept)
         parts.extend(valid.pair(r) for r in lost[:CAP].tolist())
     msg = f"{len(bad)} member(s) kept a skewed topic mix: {'; '.join(texts)}{and_more(len(bad), CAP)}"
-    members = tuple(problem.members[mi].member_id for mi in bad[:CAP].tolist())
-    return [Violation("per_topic_spread", msg, members, tuple(parts[:CAP]))]
+    ids = tuple(problem.members[mi].member_id for mi in bad[:CAP].tolist())
+    return [Violation("per_topic_spread", msg, ids, tuple(parts[:CAP]))]
 
 
 def max_retained(problem: Problem, assignment: Assignment, balance: str = "none", racks: bool = False

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from assigncheck.spec.check import Report
+from assigncheck.spec.check import Quality, Report
 from assigncheck.spec.invariants import CAP, and_more
 from assigncheck.spec.model import Assignment, StreamsProblem, iter_pairs
 from assigncheck.spec.reference.streams import valid_previous_actives
@@ -142,7 +142,7 @@ def check_streams(problem: StreamsProblem, assignment: Assignment, measure: bool
         return Report(tuple(violations), {})
     loads = _loads(problem, assignment)
     deviations = mix_deviations(problem, assignment)
-    quality = {
+    quality: Quality = {
         "load_spread": float(max(loads.values()) - min(loads.values())) if loads else 0.0,
         "kept_actives": kept,
         "valid_previous_actives": valid,

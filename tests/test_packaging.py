@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 # The top-level folders pyproject.toml maps into the assigncheck namespace.
-FOLDERS = {d.split("/")[0] for d in
-           tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"].values()}
+FOLDERS = {d.split("/")[0] for d in PYPROJECT["tool"]["setuptools"]["package-dir"].values()}
 
 
 @pytest.fixture(scope="module")
@@ -36,6 +36,7 @@ def test_wheel_file_list(wheel):
     assert "assigncheck/impl/targets/java_bridge/AssigncheckBridge.java" in names  # java: targets compile it
     schemas = {n for n in names if n.startswith("assigncheck/formats/schemas/") and n.endswith(".json")}
     assert schemas == {f"assigncheck/formats/schemas/{p.name}" for p in (ROOT / "formats" / "schemas").glob("*.json")}
+    assert {f"assigncheck/{folder}/py.typed" for folder in FOLDERS} <= set(names)  # PEP 561: typed for users' mypy
     entry_points = zipfile.ZipFile(wheel).read(f"{wheel.name.split('-py3')[0]}.dist-info/entry_points.txt").decode()
     assert "assigncheck = assigncheck.ci.cli:main" in entry_points and "pytest11" in entry_points
     vectors = {n for n in names if n.startswith("assigncheck/fuzz/vectors/") and n.endswith(".json")}
@@ -74,6 +75,12 @@ def test_a_first_run_that_compiles_says_so_and_the_next_one_does_not(wheel, tmp_
     assert [r.returncode for r in runs] == [0, 0] and runs[0].stdout == runs[1].stdout
     assert runs[0].stderr.count("compiling its numba kernels") == 1, runs[0].stderr
     assert "compiling" not in runs[1].stderr, runs[1].stderr
+
+
+def test_type_checker_covers_every_folder():
+    """`make test` runs mypy over the installed package: every top-level folder, each marked typed."""
+    assert set(PYPROJECT["tool"]["mypy"]["packages"]) == {f"assigncheck.{folder}" for folder in FOLDERS}
+    assert all((ROOT / folder / "py.typed").is_file() for folder in FOLDERS)
 
 
 def test_console_script_starts_fast_without_heavy_engines():

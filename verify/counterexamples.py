@@ -89,7 +89,7 @@ def sample_problems(model: Model, bound: Bound, seed: int = 0) -> Iterator[Probl
         space = Space(max_members=bound.members, partition_counts=rng.choice(vectors),
                       equal_subscriptions=True if model.equal_subscriptions else None, claims="any",
                       max_generation=max(1, bound.generations), racks=False, lag=False,
-                      static_members=model.member_order == "sort_key", protocol=model.protocol,  # type: ignore[arg-type]
+                      static_members=model.member_order == "sort_key", protocol=model.protocol,
                       absent_topics=None)
         drawn = problem(choose, space)
         if any(drawn.topics.get(t) for m in drawn.members for t in m.subscription):

@@ -25,7 +25,7 @@ from itertools import combinations_with_replacement, permutations
 
 from assigncheck.run.checks import check_assignor
 from assigncheck.spec.check import oracle_balance
-from assigncheck.spec.model import Member, Problem
+from assigncheck.spec.model import Member, Problem, Protocol, partitions_of
 from assigncheck.spec.promises import Assignor, Promises
 from assigncheck.spec.racks import rack_aware
 from assigncheck.spec.violations import Violation
@@ -67,20 +67,22 @@ def _canonical(vector: tuple[int, ...], members: tuple[Profile, ...]) -> tuple[o
         )
         key = (new_vector, tuple(profiles))
         best = key if best is None or key < best else best
-    return best  # type: ignore[return-value]
+    assert best is not None  # permutations() yields the identity at least
+    return best
 
 
-def _problem(vector: tuple[int, ...], members: tuple[Profile, ...], protocol: str) -> Problem:
+def _problem(vector: tuple[int, ...], members: tuple[Profile, ...], protocol: Protocol) -> Problem:
     names = [f"t{t}" for t in range(len(vector))]
     flat = [(names[t], i) for t, n in enumerate(vector) for i in range(n)]
     return Problem(
         {names[t]: n for t, n in enumerate(vector)},
         tuple(
             Member(f"m{k}", frozenset(names[t] for t in s) | ({GONE} if gone else set()),
-                   [flat[p] for p in sorted(c)] + ([(GONE, 0), (names[0], vector[0])] if gone else []), g)
+                   partitions_of([flat[p] for p in sorted(c)] + ([(GONE, 0), (names[0], vector[0])] if gone else [])),
+                   g)
             for k, (s, c, g, gone) in enumerate(members)
         ),
-        protocol=protocol,  # type: ignore[arg-type]
+        protocol=protocol,
     )
 
 
@@ -92,7 +94,7 @@ def _colex(count: int, n: int) -> Iterator[tuple[int, ...]]:
             yield (*rest, top)
 
 
-def _shape_problems(n: int, vector: tuple[int, ...], bound: Bound, protocol: str, equal_subscriptions: bool,
+def _shape_problems(n: int, vector: tuple[int, ...], bound: Bound, protocol: Protocol, equal_subscriptions: bool,
                     gone: bool, seed: int | None = None) -> Iterator[Problem]:
     profiles = _profiles(vector, bound.generations, gone)
     if not equal_subscriptions:
@@ -104,7 +106,7 @@ def _shape_problems(n: int, vector: tuple[int, ...], bound: Bound, protocol: str
                                    f"/{sorted(s)}") for s in _subsets(len(vector))])
 
 
-def _combined(n: int, vector: tuple[int, ...], profiles: list[Profile], protocol: str, seed: int | None,
+def _combined(n: int, vector: tuple[int, ...], profiles: list[Profile], protocol: Protocol, seed: int | None,
               key: str) -> Iterator[Problem]:
     """Every multiset of n of these profiles, one per topic-renaming class."""
     if seed is None:
@@ -129,7 +131,7 @@ def _round_robin(sources: list[Iterator[Problem]]) -> Iterator[Problem]:
                 yield problem
 
 
-def problems(bound: Bound, protocol: str = "eager", *, equal_subscriptions: bool = False, gone: bool = False,
+def problems(bound: Bound, protocol: Protocol = "eager", *, equal_subscriptions: bool = False, gone: bool = False,
              spread: bool = False, seed: int | None = None) -> Iterator[Problem]:
     """Every problem within `bound`, one per symmetry class: smallest first, or with `spread` one shape
     (member count, partitions per topic) after the other in turn, so a run cut short by its time budget
@@ -169,7 +171,7 @@ def z3_optima_violations(problem: Problem, quality: dict, promises: Promises) ->
     (retained then taken among those, as `spec.racks` ranks them); a disagreement between Z3 and the min-cost-flow
     oracle is a finding too."""
     from assigncheck.verify.z3_oracle import max_retained, min_mismatches, optimal_sum_squares
-    out = []
+    out: list[Violation] = []
     if not quality.get("promises_enforced"):
         return out
     balance = oracle_balance(problem, promises)
@@ -195,7 +197,7 @@ def z3_optima_violations(problem: Problem, quality: dict, promises: Promises) ->
 
 
 def exhaust(
-    assignor: Assignor, bound: Bound, *, promises: Promises | None = None, protocol: str = "eager",
+    assignor: Assignor, bound: Bound, *, promises: Promises | None = None, protocol: Protocol = "eager",
     seconds: float | None = None, max_findings: int = 20, gone: bool = True, spread: bool = False,
     racks: bool = False,
 ) -> ExhaustiveResult:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from itertools import combinations_with_replacement, product
 
-from assigncheck.spec.model import Member, Problem
+from assigncheck.spec.model import Member, Problem, Protocol, partitions_of
 from assigncheck.spec.racks import rack_aware
 from assigncheck.verify.exhaustive import _subsets
 from assigncheck.verify.prove import Bound, topic_vectors
@@ -41,7 +41,7 @@ def _key(members: tuple[RackProfile, ...], layout: tuple[frozenset[str], ...], s
 
 
 def _problem(vector: tuple[int, ...], members: tuple[RackProfile, ...], layout: tuple[frozenset[str], ...],
-             protocol: str) -> Problem:
+             protocol: Protocol) -> Problem:
     names = [f"t{t}" for t in range(len(vector))]
     flat = [(names[t], i) for t, n in enumerate(vector) for i in range(n)]
     racks, at = {}, 0
@@ -50,14 +50,15 @@ def _problem(vector: tuple[int, ...], members: tuple[RackProfile, ...], layout: 
         at += n
     return Problem(
         {names[t]: n for t, n in enumerate(vector)},
-        tuple(Member(f"m{k}", frozenset(names[t] for t in s), [flat[p] for p in sorted(c)], g, None, r)
+        tuple(Member(f"m{k}", frozenset(names[t] for t in s), partitions_of([flat[p] for p in sorted(c)]), g, None, r)
               for k, (s, c, g, r) in enumerate(members)),
-        protocol=protocol,  # type: ignore[arg-type]
+        protocol=protocol,
         partition_racks=racks,
     )
 
 
-def rack_problems(bound: Bound, protocol: str = "eager", *, equal_subscriptions: bool = False) -> Iterator[Problem]:
+def rack_problems(bound: Bound, protocol: Protocol = "eager", *,
+                  equal_subscriptions: bool = False) -> Iterator[Problem]:
     """Every rack-aware problem within `bound`, one per symmetry class (members, rack names), smallest first."""
     vectors = sorted((v for v in topic_vectors(bound.partitions, bound.topics) if list(v) == sorted(v)),
                      key=lambda v: (sum(v), v))

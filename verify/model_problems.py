@@ -6,7 +6,7 @@ from __future__ import annotations
 import z3
 
 from assigncheck.spec.errors import InputError
-from assigncheck.spec.model import Assignment, Member, Problem, iter_pairs
+from assigncheck.spec.model import Assignment, Member, Problem, iter_pairs, partitions_of
 from assigncheck.verify.models.base import Model
 from assigncheck.verify.models.encoding import Inputs, Shape, concrete
 
@@ -53,7 +53,7 @@ def evaluate(model: Model, problem: Problem) -> Assignment:
     """The model's output on `problem` (every output term simplifies to a constant)."""
     inp, ids, topics = problem_inputs(model, problem)
     out = model.assign(inp)
-    by_member = {}
+    by_member: dict[str, list[tuple[str, int]]] = {}
     for m, row in zip(ids, out):
         pairs = []
         for p, term in enumerate(row):
@@ -64,8 +64,8 @@ def evaluate(model: Model, problem: Problem) -> Assignment:
                 t, i = inp.shape.partitions[p]
                 pairs.append((topics[t], i))
         by_member[m] = pairs
-    for m in problem.members:  # members of the problem the order missed cannot exist; keep H1 literal
-        by_member.setdefault(m.member_id, [])
+    for member in problem.members:  # members of the problem the order missed cannot exist; keep H1 literal
+        by_member.setdefault(member.member_id, [])
     return Assignment.of(by_member)
 
 
@@ -84,5 +84,5 @@ def problem_from_model(model: Model, inp: Inputs, solution: z3.ModelRef) -> Prob
         ]
         code = solution.eval(inp.gens[m], model_completion=True).as_long()
         subs = frozenset(names[t] for t in range(len(names)) if z3.is_true(solution.eval(inp.subs[m][t], True)))
-        members.append(Member(f"m{m:0{width}d}", subs, owned, -1 if code == 0 else code))
-    return Problem(topics, tuple(members), protocol=model.protocol)  # type: ignore[arg-type]
+        members.append(Member(f"m{m:0{width}d}", subs, partitions_of(owned), -1 if code == 0 else code))
+    return Problem(topics, tuple(members), protocol=model.protocol)

@@ -32,7 +32,8 @@ import resource
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Literal, NamedTuple
+from functools import partial
+from typing import Any, Literal, NamedTuple
 
 import z3
 
@@ -135,15 +136,16 @@ def _hunt(model: Model, inp: Inputs, props: dict[str, z3.BoolRef], names: list[s
     return status
 
 
-def _kind(key: tuple[object, ...]) -> object:
+def _kind(key: tuple[Any, ...]) -> str:
     if key[0] == "r2":  # a fact of the second round (the fixpoint's)
         return f"r2:{_kind(key[1:])}"
     return key[1] if key[0] == "law" else key[0]
 
 
-def _usable_facts(inp: Inputs, left: Callable[[], float]) -> list[tuple[object, z3.BoolRef]] | None:
+def _usable_facts(inp: Inputs, left: Callable[[], float]) -> list[tuple[tuple[Any, ...], z3.BoolRef]] | None:
     """The encoding's helper facts that are proved valid (a false one, such as a broken variant's quota
     arithmetic, is just not used); None when the time runs out first."""
+    assert inp.facts is not None  # inputs made to note their facts
     usable = set()
     for key in sorted({key for key, _ in inp.facts}, key=str):
         status = prove_fact(key, left()) if left() > 0 else "unknown"
@@ -154,18 +156,18 @@ def _usable_facts(inp: Inputs, left: Callable[[], float]) -> list[tuple[object, 
     return [(key, fact) for key, fact in inp.facts if key in usable]
 
 
-def _facts_for(model: Model, names: list[str], usable: list[tuple[object, z3.BoolRef]], known: list[z3.BoolRef],
-               proved: list[z3.BoolRef]) -> list[z3.BoolRef]:
+def _facts_for(model: Model, names: list[str], usable: list[tuple[tuple[Any, ...], z3.BoolRef]],
+               known: list[z3.BoolRef], proved: list[z3.BoolRef]) -> list[z3.BoolRef]:
     """The facts a query about `names` gets: the kinds they need (Model.relevant), plus what is proved."""
-    kind_sets = [(model.relevant or {}).get(n) for n in names]
-    if None in kind_sets:
+    relevant = model.relevant or {}
+    if any(n not in relevant for n in names):
         return known
-    kinds = frozenset().union(*kind_sets)  # type: ignore[arg-type]
-    return [f for k, f in usable if _kind(k) in kinds] + proved  # type: ignore[arg-type]
+    kinds = frozenset[str]().union(*(relevant[n] for n in names))
+    return [f for k, f in usable if _kind(k) in kinds] + proved
 
 
 def _prove_groups(model: Model, inp: Inputs, props: dict[str, z3.BoolRef], outcomes: dict[str, Outcome],
-                  left: Callable[[], float], result: ProofResult, usable: list[tuple[object, z3.BoolRef]],
+                  left: Callable[[], float], result: ProofResult, usable: list[tuple[tuple[Any, ...], z3.BoolRef]],
                   known: list[z3.BoolRef], proved: list[z3.BoolRef]) -> set[str]:
     """One query for each group of invariants (Model.groups); the ones proved together (and added to `known`
     and `proved`). On any other answer each is then asked alone."""
@@ -276,7 +278,8 @@ def _shape_rows(model: Model, shapes_: list[Shape], generations: int, deadline: 
         outcomes = {n: Outcome(n) for n in names}
         result, started = ProofResult(model.name, Bound(1, 1), outcomes), time.perf_counter()
         why = _one_shape(model, shape, generations, names, outcomes, lambda: deadline - time.time(), result, False)
-        statuses = {n: (o.status, problem_to_json(o.problem) if o.problem is not None else None)
+        statuses: dict[str, tuple[str, dict | None]] = {
+                    n: (o.status, problem_to_json(o.problem) if o.problem is not None else None)
                     for n, o in outcomes.items()}
         out.append((shape, Answer(why, result.solver_calls, time.perf_counter() - started, statuses)))
     return out
@@ -290,7 +293,8 @@ def _cells_job(name: str, topics: int, generations: int, deadline: float,
     from assigncheck.verify.models import get_model
 
     model = get_model(name)
-    composed = model.composed(topics)  # type: ignore[misc]
+    assert model.composed is not None  # only a composed model's cells are sent here
+    composed = model.composed(topics)
     names, carriers, shape_rows = _invariant_names(composed), [], []
     for carrier, real in cells:
         if time.time() >= deadline:  # not even worth building the cell's terms
@@ -323,20 +327,21 @@ def _ahead(model: Model, bound: Bound, cells: list[tuple[tuple[int, int], list[S
     except InputError:
         return {}, {}
     wall_deadline = time.time() + (deadline - time.perf_counter())  # a clock every process shares
+    tasks: list[Any]  # a partition count's cells, or one cell
     if model.composed is not None:  # one task per partition count
         by_count: dict[int, list[tuple[Shape, list[Shape]]]] = {}
         for (n, p), cell in cells:
             by_count.setdefault(p, []).append((Shape(n, (p,)), cell))
-        job, args = _cells_job, (model.name, bound.topics, bound.generations, wall_deadline)
+        job = partial(_cells_job, model.name, bound.topics, bound.generations, wall_deadline)
         tasks = [task for _, task in sorted(by_count.items(), reverse=True)]
     else:  # one task per cell
-        job, args = _shapes_job, (model.name, bound.generations, wall_deadline)
+        job = partial(_shapes_job, model.name, bound.generations, wall_deadline)
         tasks = [cell for _, cell in sorted(cells, key=lambda c: -c[0][0] * c[0][1])]
     carriers: dict[Shape, Answer] = {}
     shape_rows: dict[Shape, Answer] = {}
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) \
             as pool:
-        for future in concurrent.futures.as_completed([pool.submit(job, *args, task) for task in tasks]):
+        for future in concurrent.futures.as_completed([pool.submit(job, task) for task in tasks]):
             cells_done, shapes_done = future.result()
             carriers.update(cells_done)
             shape_rows.update(shapes_done)
@@ -435,7 +440,9 @@ class _Run:
                 for n, (status, doc) in (statuses or {}).items():
                     if status == "counterexample" and outcomes[n].status != "counterexample":
                         outcomes[n].status, outcomes[n].shape = "counterexample", shape
-                        outcomes[n].problem = problem_from_json(doc)
+                        found = problem_from_json(doc)
+                        assert isinstance(found, Problem)  # a model's counterexample is a consumer group
+                        outcomes[n].problem = found
             else:
                 why = _one_shape(self.model, shape, self.bound.generations, self.names, outcomes, self.left, result,
                                  self.stop_at_first)

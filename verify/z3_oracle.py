@@ -73,7 +73,7 @@ def _mismatched(problem: Problem) -> set[tuple[str, int, str]]:
     """The (topic, index, member) pairs that would mismatch (`spec.racks`: the member has a rack none of the
     partition's replicas is on), read from the problem directly, not from `spec.racks`' layout."""
     known = problem.partition_racks or {}
-    out = set()
+    out: set[tuple[str, int, str]] = set()
     for m in problem.members:
         if not m.rack:
             continue

@@ -6,8 +6,12 @@ import argparse
 import math
 import os
 import time
+from typing import TYPE_CHECKING
 
 from assigncheck.ci import args as checks
+
+if TYPE_CHECKING:  # z3 loads only when the verb runs
+    from assigncheck.verify.prove import Bound
 
 # Z3 bounds: far past what proves in minutes (7 members x 12 partitions takes ~60 s), small enough that
 # listing the bound's shapes (members x every topic-count vector) stays cheap.
@@ -94,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
                 line += f" ({outcome.note})"
             if outcome.status == "counterexample":
                 refuted = True
+                assert outcome.problem is not None  # a counterexample carries its problem
                 violations = replay(model, outcome.problem)
                 path = save_counterexample(model, outcome, violations, args.out)
                 seen = ", ".join(sorted({v.invariant for v in violations})) or "nothing (model only)"
@@ -102,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     return 1 if refuted else 0
 
 
-def _exhaustive(args: argparse.Namespace, bound: object) -> int:
+def _exhaustive(args: argparse.Namespace, bound: Bound) -> int:
     from pathlib import Path
 
     from assigncheck.ci.target_flags import open_targets, refs_from_args
@@ -112,7 +117,7 @@ def _exhaustive(args: argparse.Namespace, bound: object) -> int:
     from assigncheck.verify.exhaustive import exhaust
 
     (target,) = open_targets(refs_from_args(args.exhaustive, args.promises))
-    result = exhaust(target, bound, protocol=args.protocol or "eager", seconds=args.seconds,  # type: ignore[arg-type]
+    result = exhaust(target, bound, protocol=args.protocol or "eager", seconds=args.seconds,
                      racks=args.racks)
     state = "all" if result.complete else "stopped after"
     kind = " rack-aware" if args.racks else ""

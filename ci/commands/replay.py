@@ -197,7 +197,7 @@ def _conformance(ref: Any, problem: Any) -> dict[str, Any]:
         raise InputError("--target", f"{ref.spec} has no Z3 model to compare with (models: "
                                      f"{', '.join(sorted({m.assignor for m in MODELS.values()}))})")
     model = next((m for m in models if m.protocol == getattr(problem, "protocol", None)), models[0])
-    if disagrees(model, assignor, problem):  # type: ignore[arg-type]
+    if disagrees(model, assignor, problem):
         return {"target": ref.to_json(), "invariant": "model.conformance", "reproduces": True,
                 "summary": f"reproduces: model.conformance (Z3 model {model.name} and {ref.spec} differ on this "
                            "problem)"}

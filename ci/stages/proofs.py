@@ -5,13 +5,19 @@ small-scope exhaustive checking for every other target."""
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from assigncheck.ci.context import HANGS_IN_A_ROW, Context, stop_if_interrupted
 from assigncheck.ci.findings import Candidate, Collector, settle, write_reproducer
 from assigncheck.ci.results import Finding, StageResult, Work
 from assigncheck.findings.signature import signature
+from assigncheck.spec.model import Problem, Protocol
 from assigncheck.spec.promises import Assignor, problem_kind
 from assigncheck.spec.violations import Violation, judged_as
+
+if TYPE_CHECKING:  # z3 loads only when the stage runs
+    from assigncheck.verify.models.base import Model
+    from assigncheck.verify.prove import Bound
 
 # Bounds that finish within the quick profile's budget on 2 cores; `full` goes further.
 PROOF_BOUND = {"quick": (3, 4, 2, 2), "full": (4, 6, 2, 2)}
@@ -25,7 +31,7 @@ MIN_REPLAY_S = 2.0
 COOPERATIVE_REPLAY_S = 2.0  # cooperative-sticky: its cooperative model's replay, before the enumeration
 
 
-def _model_for(target: Assignor, protocol: str = "eager") -> object | None:
+def _model_for(target: Assignor, protocol: str = "eager") -> Model | None:
     """The built-in's model; an outside target that only shares a built-in's name has none."""
     from assigncheck.impl import registry
     from assigncheck.verify.models import models_of
@@ -34,21 +40,22 @@ def _model_for(target: Assignor, protocol: str = "eager") -> object | None:
     return models[0] if models and target is registry.get(target.name) else None
 
 
-def _prove(target: Assignor, model: object, ctx: Context) -> StageResult:
+def _prove(target: Assignor, model: Model, ctx: Context) -> StageResult:
     from assigncheck.verify.counterexamples import replay
     from assigncheck.verify.prove import Bound, prove
 
     started = time.monotonic()
     bound = Bound(*PROOF_BOUND.get(ctx.profile.name, PROOF_BOUND["quick"]))
-    proof = prove(model, bound, ctx.profile.proofs_s)  # type: ignore[arg-type]
+    proof = prove(model, bound, ctx.profile.proofs_s)
     result = StageResult("proofs", target.name, checked=tuple(proof.outcomes), promises=target.promises.to_text())
     candidates = []
     for outcome in proof.counterexamples:
         invariant = judged_as(outcome.invariant)  # the checker's id for what the model refutes
-        on_code = [v for v in replay(model, outcome.problem) if v.invariant == invariant]  # type: ignore[arg-type]
+        assert outcome.problem is not None  # a counterexample carries its problem
+        on_code = [v for v in replay(model, outcome.problem) if v.invariant == invariant]
         how = f"Z3 model {proof.model} refutes {outcome.invariant} at shape {outcome.shape}"
         violation = on_code[0] if on_code else Violation(invariant, f"{how}; the code does not break it")
-        candidates.append(Candidate(outcome.problem, violation, ctx.seed, how))  # type: ignore[arg-type]
+        candidates.append(Candidate(outcome.problem, violation, ctx.seed, how))
     result.findings = settle("proofs", target, candidates, ctx)
     proved = sum(o.status == "proved" for o in proof.outcomes.values())
     seconds = max(ctx.profile.proofs_s - (time.monotonic() - started), MIN_REPLAY_S)
@@ -58,7 +65,7 @@ def _prove(target: Assignor, model: object, ctx: Context) -> StageResult:
     return result
 
 
-def _replay(target: Assignor, model: object, bound: object, seconds: float, ctx: Context,
+def _replay(target: Assignor, model: Model, bound: Bound, seconds: float, ctx: Context,
             result: StageResult) -> int:
     """The proof is about the model: run model and code side by side on sampled problems of the bound, and
     report the first (minimized) problem they disagree on. Returns how many problems they agreed on."""
@@ -67,13 +74,15 @@ def _replay(target: Assignor, model: object, bound: object, seconds: float, ctx:
     from assigncheck.verify.counterexamples import conformance, disagrees
     from assigncheck.verify.model_problems import evaluate
 
-    found = conformance(model, target, bound, seconds=seconds, seed=ctx.seed,  # type: ignore[arg-type]
+    found = conformance(model, target, bound, seconds=seconds, seed=ctx.seed,
                         at_least=REPLAY_AT_LEAST)
     result.checked = (*result.checked, "model.conformance")
     if found.ok:
         return found.checked
-    problem = minimize(found.problem, lambda p: disagrees(model, target, p), seconds=2.0)  # type: ignore[arg-type]
-    expected = evaluate(model, problem)  # type: ignore[arg-type]
+    assert found.problem is not None  # they differ on it
+    problem = minimize(found.problem, lambda p: isinstance(p, Problem) and disagrees(model, target, p), seconds=2.0)
+    assert isinstance(problem, Problem)  # shrinking keeps a consumer group one
+    expected = evaluate(model, problem)
     try:
         got = target.assign(problem)
         members = ", ".join(differing_members(expected, got))
@@ -106,7 +115,7 @@ def _exhaust(target: Assignor, ctx: Context) -> StageResult:
     bound = Bound(*EXHAUSTIVE_BOUND.get(ctx.profile.name, EXHAUSTIVE_BOUND["quick"]))
     # A target speaking the cooperative protocol meets cooperative groups (each also checked against its
     # eager assignment, spec.invariants.cooperative_withhold).
-    protocol = "cooperative" if target.promises.max_rounds else "eager"
+    protocol: Protocol = "cooperative" if target.promises.max_rounds else "eager"
     collector = Collector(ctx.profile.max_candidates)
     deadline, checked, hangs, complete = time.monotonic() + seconds, 0, 0, True
     for problem in problems(bound, protocol, equal_subscriptions=target.promises.equal_subscriptions_only,

@@ -34,7 +34,7 @@ def strategy_for(target: Assignor) -> Any:
     promises = target.promises
     # racks: the rack-aware paths too; empty topics and empty groups (docs/SPEC.md §1.3 allows them; findings on them
     # are reported apart as unreachable) now and then
-    shapes = dict(lag=promises.exact == "lag", racks=None, min_members=0, min_partitions_per_topic=0)
+    shapes: dict[str, Any] = dict(lag=promises.exact == "lag", racks=None, min_members=0, min_partitions_per_topic=0)
     strategy = st.problems(equal_subscriptions=True if promises.equal_subscriptions_only else None, **shapes)
     if promises.equal_subscriptions_only:  # outside its domain only H1-H8 apply, but they do apply
         strategy = one_of(strategy, st.problems(equal_subscriptions=False, **shapes))
@@ -86,7 +86,7 @@ def run(target: Assignor, ctx: Context) -> StageResult:
     started = time.monotonic()
     deadline = started + ctx.profile.properties_s
     collector = Collector(ctx.profile.max_candidates)
-    state = {"examples": 0, "hangs": 0, "stopped": ""}
+    state: dict[str, Any] = {"examples": 0, "hangs": 0, "stopped": ""}
 
     @fix_seed(ctx.seed)
     @settings(max_examples=ctx.profile.examples, deadline=None, database=None, print_blob=False,

@@ -157,10 +157,10 @@ class CommandTarget:
         except OSError as e:
             raise TargetUnavailable("--target", f"cannot start {self.argv[0]!r}: {e.strerror or e}") from None
         for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
-            os.set_blocking(stream.fileno(), False)  # type: ignore[union-attr]
+            os.set_blocking(stream.fileno(), False)  # type: ignore[union-attr]  # PIPE: never None
         self._selector = selectors.DefaultSelector()  # one per process: an exchange only (un)registers stdin
-        self._selector.register(self._proc.stdout, selectors.EVENT_READ, "out")  # type: ignore[arg-type]
-        self._selector.register(self._proc.stderr, selectors.EVENT_READ, "err")  # type: ignore[arg-type]
+        self._selector.register(self._proc.stdout, selectors.EVENT_READ, "out")  # type: ignore[arg-type]  # PIPE
+        self._selector.register(self._proc.stderr, selectors.EVENT_READ, "err")  # type: ignore[arg-type]  # PIPE
         self._cpu_mark = 0.0
         self._reset_buffers()
         return self._proc

@@ -128,7 +128,7 @@ def kafka4_promises(class_name: str, version: str, api: str) -> Promises:
         if kafka_version(version) >= SHARE_BALANCED_FROM:
             return Promises(balance="perfect", fixpoint=True, group_type="share")
         return Promises(group_type="share")
-    return KAFKA4_PROMISES.get(class_name) or Promises(group_type=api)  # type: ignore[arg-type]
+    return KAFKA4_PROMISES.get(class_name) or Promises(group_type=api)  # type: ignore[arg-type]  # consumer or share
 
 
 def load(class_name: str, *, classpath: tuple[str, ...] = (), config: tuple[tuple[str, str], ...] = ()) -> JavaTarget:

@@ -311,10 +311,10 @@ def per_topic_spread_violations(problem: Problem, assignment: Assignment) -> lis
         counts[0 if k else 1] += 1
     most: dict[int, int] = {}
     least_given_up: dict[int, int] = {}
-    for (m, _), (k, gave) in groups.items():
-        most[m] = max(most.get(m, 0), k)
+    for (m, _), (n_kept, gave) in groups.items():
+        most[m] = max(most.get(m, 0), n_kept)
         if gave:
-            least_given_up[m] = min(least_given_up.get(m, k), k)
+            least_given_up[m] = min(least_given_up.get(m, n_kept), n_kept)
     bad = sorted(m for m, low in least_given_up.items() if most[m] > low + 1)
     if not bad:
         return []

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import z3
 
+from assigncheck.spec.model import Protocol
 from assigncheck.verify.models.encoding import Inputs
 
 Matrix = list[list[z3.BoolRef]]
@@ -29,7 +30,7 @@ class Model:
     assignor: str
     equal_subscriptions: bool
     member_order: str
-    protocol: str
+    protocol: Protocol
     assign: Callable[[Inputs], Matrix]
     invariants: Callable[[Inputs], dict[str, z3.BoolRef]]
     by_construction: tuple[str, ...] = ("H2",)

@@ -13,6 +13,7 @@ a 6 members x [6, 6] shape is proved in ~10 s (the monolithic helper lemmas took
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 import z3
@@ -108,7 +109,8 @@ def assign(inp: Inputs, variant: str | None = None, stages: Stages = REAL) -> Ma
     return out
 
 
-def sticky_invariants(inp: Inputs, assign_fn, chained: bool = False) -> dict[str, z3.BoolRef]:  # noqa: ANN001
+def sticky_invariants(inp: Inputs, assign_fn: Callable[[Inputs], Matrix], chained: bool = False
+                      ) -> dict[str, z3.BoolRef]:
     """H3-H5, perfect balance, retained == max_retained and the fixpoint, for an eager constrained model.
     chained: the model notes law chains (this module's encoding), also for its second round."""
     out = assign_fn(inp)

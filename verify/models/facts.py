@@ -5,6 +5,8 @@ to a proof query changes no answer, it only spares the SAT solver the counting a
 
 from __future__ import annotations
 
+from typing import Any
+
 import z3
 
 from assigncheck.verify.models.encoding import (
@@ -19,7 +21,7 @@ from assigncheck.verify.models.encoding import (
 )
 from assigncheck.verify.models.laws import law_formula
 
-FactKey = tuple[object, ...]
+FactKey = tuple[Any, ...]  # (kind, its parameters: sizes, a tuple of topic sizes, a variant name)
 _proved: dict[FactKey, str] = {}
 
 
@@ -66,7 +68,7 @@ def lemma(key: FactKey) -> z3.BoolRef:
 
         variant, members, nparts = params[0], int(params[1]), int(params[2])
         inp = _fresh_inputs(Shape(members, (nparts,)), width)
-        plan(inp, [z3.BitVec(f"v{m}", width) for m in range(members)], variant)  # type: ignore[arg-type]
+        plan(inp, [z3.BitVec(f"v{m}", width) for m in range(members)], variant)
     else:
         raise ValueError(f"unknown fact kind {kind!r}")
     assert inp.facts and inp.facts[-1][0] == key, (key, inp.facts[-1][0] if inp.facts else None)

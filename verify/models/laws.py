@@ -34,12 +34,13 @@ def _sort(arg: Any) -> object:
     return "b" if z3.is_bool(arg) else arg.size()
 
 
-def fresh(sort: object, name: str) -> Any:
+def fresh(sort: Any, name: str) -> Any:
+    """A fresh z3 term of `sort`: "b" (a Bool), a bit width, or a tuple of sorts (a list of terms)."""
     if sort == "b":
         return z3.Bool(name)
     if isinstance(sort, int):
         return z3.BitVec(name, sort)
-    return [fresh(s, f"{name}_{i}") for i, s in enumerate(sort)]  # type: ignore[arg-type]
+    return [fresh(s, f"{name}_{i}") for i, s in enumerate(sort)]
 
 
 def instance(inp: Any, name: str, params: tuple, *args: Any) -> None:
