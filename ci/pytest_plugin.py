@@ -54,48 +54,70 @@ class AssignCheck:
         """Run the stages on `assignor` (an object, or a target spec such as "java:CLASS", which also takes a
         `classpath`, as one os.pathsep-separated string or a list, and a `config` mapping)."""
         from assigncheck.ci.pipeline import run_gate
-        from assigncheck.formats.documents import load_problem, problem_to_json
-        from assigncheck.formats.reproducer import TargetRef
-        from assigncheck.impl.registry import Declared, load, probe
         from assigncheck.spec.errors import InputError
-        from assigncheck.spec.promises import Promises
 
+        stages = tuple(stages or self.stages)
         if isinstance(assignor, str):  # a target spec: loaded as the command line loads it
-            jars = tuple(classpath.split(os.pathsep) if isinstance(classpath, str) else classpath)
-            entries = tuple(sorted((config or {}).items()))
-            target = probe(load(TargetRef(assignor, promises, tuple(j for j in jars if j), entries)))
+            target, root, how = _spec_target(assignor, promises, classpath, config), None, "assigncheck replay {file}"
         elif classpath or config:
             raise InputError("classpath", "applies to a target spec string such as 'java:CLASS', not an object")
         else:
-            found = _import_path(assignor)
-            elsewhere = [s for s in stages or self.stages if s in OTHER_PROCESSES]
-            if found is None and elsewhere:
-                pytest.fail(f"assigncheck: the {', '.join(elsewhere)} stage runs the target in other processes, "
-                            f"which load it by a 'module:object' name; {type(assignor).__name__} was made inside "
-                            "the test: define it at module level, or leave those stages out", pytrace=False)
-            target = _as_target(assignor, found[0] if found else None)
-            if promises is not None:
-                declared = Promises.parse(promises)
-                target = Declared(target, declared, TargetRef(getattr(target, "spec", target.name),
-                                                              declared.to_text()))
-        root = found[1] if not isinstance(assignor, str) and found else None
+            target, root = _object_target(assignor, promises, stages)
+            how = _how_to_replay(target, root)
         with _on_python_path(root):
-            result = run_gate([target], self.profile, self.report_dir, stages or self.stages, seed)
+            result = run_gate([target], self.profile, self.report_dir, stages, seed)
         if result.exit_code:
-            how = _how_to_replay(assignor, target, root)
-            lines = [f"assigncheck: {target.name} failed the {self.profile} gate:"]
-            for f in [f for f in result.findings if f.fails][:5]:
-                lines.append(f"- {f.stage} / {f.invariant}: {f.message}")
-                if f.reproducer:
-                    import json
-
-                    if not isinstance(assignor, str) and root is None:
-                        _note(f.reproducer, how)
-                    doc = json.dumps(problem_to_json(load_problem(f.reproducer)))
-                    lines.append(f"  reproducer {f.reproducer} (replay: {how.format(file=f.reproducer)}):\n  {doc}")
-            lines += [f"- {s.stage}: stage error: {s.error}" for s in result.stages if s.error]
-            pytest.fail("\n".join(lines), pytrace=False)
+            noted = not isinstance(assignor, str) and root is None  # its files say how to replay them
+            pytest.fail(_failure(result, target.name, self.profile, how, noted), pytrace=False)
         return result
+
+
+def _spec_target(spec: str, promises: str | None, classpath: str | Sequence[str],
+                 config: Mapping[str, str] | None) -> Any:
+    from assigncheck.formats.reproducer import TargetRef
+    from assigncheck.impl.registry import load, probe
+
+    jars = tuple(classpath.split(os.pathsep) if isinstance(classpath, str) else classpath)
+    entries = tuple(sorted((config or {}).items()))
+    return probe(load(TargetRef(spec, promises, tuple(j for j in jars if j), entries)))
+
+
+def _object_target(assignor: Any, promises: str | None, stages: Sequence[str]) -> tuple[Any, Path | None]:
+    """The object as a target (named `module:object` when it is one), and the directory its module needs on the
+    path; an object made in a test is refused for the stages that load the target in other processes."""
+    from assigncheck.formats.reproducer import TargetRef
+    from assigncheck.impl.registry import Declared
+    from assigncheck.spec.promises import Promises
+
+    found = _import_path(assignor)
+    elsewhere = [s for s in stages if s in OTHER_PROCESSES]
+    if found is None and elsewhere:
+        pytest.fail(f"assigncheck: the {', '.join(elsewhere)} stage runs the target in other processes, "
+                    f"which load it by a 'module:object' name; {type(assignor).__name__} was made inside "
+                    "the test: define it at module level, or leave those stages out", pytrace=False)
+    target = _as_target(assignor, found[0] if found else None)
+    if promises is not None:
+        declared = Promises.parse(promises)
+        target = Declared(target, declared, TargetRef(getattr(target, "spec", target.name), declared.to_text()))
+    return target, found[1] if found else None
+
+
+def _failure(result: Any, name: str, profile: str, how: str, noted: bool) -> str:
+    """The test's failure: each failing finding (at most five), its reproducer and how to replay it."""
+    import json
+
+    from assigncheck.formats.documents import load_problem, problem_to_json
+
+    lines = [f"assigncheck: {name} failed the {profile} gate:"]
+    for f in [f for f in result.findings if f.fails][:5]:
+        lines.append(f"- {f.stage} / {f.invariant}: {f.message}")
+        if f.reproducer:
+            if noted:
+                _note(f.reproducer, how)
+            doc = json.dumps(problem_to_json(load_problem(f.reproducer)))
+            lines.append(f"  reproducer {f.reproducer} (replay: {how.format(file=f.reproducer)}):\n  {doc}")
+    lines += [f"- {s.stage}: stage error: {s.error}" for s in result.stages if s.error]
+    return "\n".join(lines)
 
 
 OTHER_PROCESSES = ("fuzz", "campaign")  # the stages that load the target again in processes of their own
@@ -107,7 +129,7 @@ def _import_path(obj: Any) -> tuple[str, Path] | None:
     for module_name in (getattr(obj, "__module__", None), type(obj).__module__):
         module = sys.modules.get(module_name or "")
         file = getattr(module, "__file__", None)
-        if module is None or module_name == "__main__" or not file:
+        if module is None or module_name is None or module_name == "__main__" or not file:
             continue
         for name, value in vars(module).items():
             if value is obj and not name.startswith("_"):
@@ -119,7 +141,7 @@ def _import_path(obj: Any) -> tuple[str, Path] | None:
 def _as_target(obj: Any, spec: str | None) -> Any:
     from assigncheck.impl.registry import from_object
 
-    target = from_object(getattr(obj, "name", None) or type(obj).__name__, obj)
+    target: Any = from_object(getattr(obj, "name", None) or type(obj).__name__, obj)
     if spec is not None:
         target.spec = spec  # what a reproducer records, and how other processes load it
     return target
@@ -142,9 +164,7 @@ def _on_python_path(root: Path | None) -> Iterator[None]:
             os.environ["PYTHONPATH"] = before
 
 
-def _how_to_replay(assignor: Any, target: Any, root: Path | None) -> str:
-    if isinstance(assignor, str):
-        return "assigncheck replay {file}"
+def _how_to_replay(target: Any, root: Path | None) -> str:
     if root is not None:
         return f"PYTHONPATH={root} assigncheck replay {{file}}"
     return (f"assigncheck replay {{file}} --target MODULE:OBJECT (the file names {target.name!r}, an object made "

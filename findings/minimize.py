@@ -106,13 +106,24 @@ def _smaller_parts(parts: Partitions) -> Iterator[Partitions]:
 
 
 def _consumer_candidates(p: Problem) -> Iterator[Problem]:
-    n = len(p.members)
-    for lo, hi in _chunks(n):
+    """Smaller problems, the biggest cuts first: members and topics, then partitions, then what members hold and
+    want, then the features (racks, lag, protocol, member fields)."""
+    yield from _fewer_members_and_topics(p)
+    yield from _fewer_partitions(p)
+    yield from _smaller_members(p)
+    yield from _plainer(p)
+
+
+def _fewer_members_and_topics(p: Problem) -> Iterator[Problem]:
+    for lo, hi in _chunks(len(p.members)):
         yield p.replace(members=p.members[:lo] + p.members[hi:])
     for topic in sorted(p.topics):
         yield _resize(p, topic, None)
     for topic in sorted({t for m in p.members for t in m.subscription} - p.topics.keys()) if p.lag is None else ():
         yield _resize(p.replace(topics={**p.topics, topic: 0}), topic, None)  # gone from every subscription
+
+
+def _fewer_partitions(p: Problem) -> Iterator[Problem]:
     for topic, count in sorted(p.topics.items()):
         for smaller in sorted({0, count // 2, count - 1} - {count}):
             if smaller >= 0:
@@ -121,18 +132,25 @@ def _consumer_candidates(p: Problem) -> Iterator[Problem]:
         for j in range(count):
             yield _drop_partition(p, topic, j)
     # A member and one partition together: balance bugs need the quota arithmetic to stay put.
+    n = len(p.members)
     if n <= 12 and p.partition_count <= 64:
         for i in range(n):
             fewer = p.replace(members=p.members[:i] + p.members[i + 1 :])
             for topic, count in sorted(p.topics.items()):
                 for j in range(count):
                     yield _drop_partition(fewer, topic, j)
+
+
+def _smaller_members(p: Problem) -> Iterator[Problem]:
     for i, m in enumerate(p.members):
         for owned in _smaller_parts(m.owned):
             yield _with_member(p, i, _member(m, owned=owned))
     for i, m in enumerate(p.members):
         for topic in sorted(m.subscription):
             yield _with_member(p, i, _member(m, subscription=m.subscription - {topic}))
+
+
+def _plainer(p: Problem) -> Iterator[Problem]:
     if p.partition_racks is not None:
         yield p.replace(partition_racks=None)
     if p.lag is not None:

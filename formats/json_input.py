@@ -162,55 +162,71 @@ def _path(node: tuple[Any, ...] | None) -> str:
     return text[1:] if text.startswith(".") else text
 
 
+_Node = tuple[Any, ...] | None  # (parent node, key), None at the root: the path to a value
+_Frame = tuple[Any, int, _Node]  # a container, its depth, its node
+
+
 def _check_tree(doc: Any, source: str, repeated: dict[int, tuple[str, Any]], *, strings: bool) -> None:
     """Depth, repeated keys and (when the text has a surrogate escape) strings, without recursion."""
-
-    def fail(node: tuple[Any, ...] | None, message: str) -> FormatError:
-        path = _path(node)
-        return FormatError(f"{source}: {path}" if source and path else source or path, message)
-
-    def bad(s: str) -> bool:
-        return strings and not s.isascii() and _SURROGATE.search(s) is not None
-
-    if type(doc) is str and bad(doc):
-        raise fail(None, "contains a lone surrogate (not Unicode text)")
-    stack: list[tuple[Any, int, tuple[Any, ...] | None]] = [(doc, 1, None)]
-    push: Callable[[tuple[Any, int, tuple[Any, ...] | None]], None] = stack.append
+    tree = _Tree(source, repeated, strings)
+    if type(doc) is str and tree.bad(doc):
+        raise tree.fail(None, "contains a lone surrogate (not Unicode text)")
+    stack: list[_Frame] = [(doc, 1, None)]
     while stack:
         value, depth, node = stack.pop()
         if type(value) is dict:
-            if depth > MAX_JSON_DEPTH:
-                raise fail(None, f"nests deeper than {MAX_JSON_DEPTH} levels")
-            if id(value) in repeated:
-                raise fail(node, f"repeats the key {repeated[id(value)][0]!r}")
-            if not strings and depth < MAX_JSON_DEPTH:
-                # The common shapes, checked in C: an object of scalars, or of lists of scalars
-                # (a member's owned indices per topic, an assignment's partitions).
-                kinds = set(map(type, value.values()))
-                if kinds <= _SCALARS or (kinds == _LIST and set(map(type, chain.from_iterable(value.values())))
-                                         <= _SCALARS):
-                    continue
-            for key, item in value.items():
-                if bad(key):
-                    raise fail(node, f"has a key with a lone surrogate: {key!a}")
-                kind = type(item)
-                if kind is list and depth < MAX_JSON_DEPTH and set(map(type, item)) <= _SCALARS:
-                    continue  # the common case (indices, offsets), checked in C without a push
-                if kind is dict or kind is list:
-                    push((item, depth + 1, (node, key)))
-                elif kind is str and bad(item):
-                    raise fail((node, key), "contains a lone surrogate (not Unicode text)")
+            tree.check_object(value, depth, node, stack.append)
         elif type(value) is list:
-            if depth > MAX_JSON_DEPTH:
-                raise fail(None, f"nests deeper than {MAX_JSON_DEPTH} levels")
-            if set(map(type, value)) <= _SCALARS:
-                continue
-            for i, item in enumerate(value):
-                kind = type(item)
-                if kind is dict or kind is list:
-                    push((item, depth + 1, (node, i)))
-                elif kind is str and bad(item):
-                    raise fail((node, i), "contains a lone surrogate (not Unicode text)")
+            tree.check_array(value, depth, node, stack.append)
+
+
+class _Tree:
+    """One document's checks, a container at a time; the containers still to check go to `push`."""
+
+    def __init__(self, source: str, repeated: dict[int, tuple[str, Any]], strings: bool) -> None:
+        self.source, self.repeated, self.strings = source, repeated, strings
+
+    def fail(self, node: _Node, message: str) -> FormatError:
+        path = _path(node)
+        return FormatError(f"{self.source}: {path}" if self.source and path else self.source or path, message)
+
+    def bad(self, s: str) -> bool:
+        return self.strings and not s.isascii() and _SURROGATE.search(s) is not None
+
+    def check_object(self, value: dict, depth: int, node: _Node, push: Callable[[_Frame], None]) -> None:
+        if depth > MAX_JSON_DEPTH:
+            raise self.fail(None, f"nests deeper than {MAX_JSON_DEPTH} levels")
+        if id(value) in self.repeated:
+            raise self.fail(node, f"repeats the key {self.repeated[id(value)][0]!r}")
+        if not self.strings and depth < MAX_JSON_DEPTH:
+            # The common shapes, checked in C: an object of scalars, or of lists of scalars
+            # (a member's owned indices per topic, an assignment's partitions).
+            kinds = set(map(type, value.values()))
+            if kinds <= _SCALARS or (kinds == _LIST and set(map(type, chain.from_iterable(value.values())))
+                                     <= _SCALARS):
+                return
+        for key, item in value.items():
+            if self.bad(key):
+                raise self.fail(node, f"has a key with a lone surrogate: {key!a}")
+            kind = type(item)
+            if kind is list and depth < MAX_JSON_DEPTH and set(map(type, item)) <= _SCALARS:
+                continue  # the common case (indices, offsets), checked in C without a push
+            if kind is dict or kind is list:
+                push((item, depth + 1, (node, key)))
+            elif kind is str and self.bad(item):
+                raise self.fail((node, key), "contains a lone surrogate (not Unicode text)")
+
+    def check_array(self, value: list, depth: int, node: _Node, push: Callable[[_Frame], None]) -> None:
+        if depth > MAX_JSON_DEPTH:
+            raise self.fail(None, f"nests deeper than {MAX_JSON_DEPTH} levels")
+        if set(map(type, value)) <= _SCALARS:
+            return
+        for i, item in enumerate(value):
+            kind = type(item)
+            if kind is dict or kind is list:
+                push((item, depth + 1, (node, i)))
+            elif kind is str and self.bad(item):
+                raise self.fail((node, i), "contains a lone surrogate (not Unicode text)")
 
 
 def load_json(path: str | os.PathLike[str]) -> Any:

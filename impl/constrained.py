@@ -4,6 +4,10 @@ Everything is array arithmetic over "global partition ids": topics in name order
 so `(topic, index)` order is plain integer order. A member's valid claims become one run of a sorted
 array (its *keep order*); phase 1 keeps a prefix of each run, phase 2 deals the rest round-robin.
 `ConstrainedLayout` and the helpers are shared with the four-phase variant (`impl/constrained_kip615.py`).
+
+**Two paths, one answer**: both variants also place in plain Python for a small problem (`impl/constrained_small.py`,
+the same steps on lists; `spec.small.views.is_small`); `ConstrainedAssignor.placed` is the one place the choice is
+made, and `tests/test_small_constrained.py` holds the twins equal.
 """
 
 from __future__ import annotations

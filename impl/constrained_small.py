@@ -1,6 +1,6 @@
 """Both constrained variants in plain Python for small problems (`spec.small.views.is_small`): the same layout, keep
 order, quotas and deals as `impl/constrained.py` and `impl/constrained_kip615.py`, step for step, on lists instead of
-arrays (a numpy call costs more than a small group's whole placement). `tests/test_impl_small_paths.py` holds
+arrays (a numpy call costs more than a small group's whole placement). `tests/test_small_constrained.py` holds
 every output equal to the vectorized one; the Z3 conformance tests replay the models on this path.
 """
 
@@ -96,17 +96,24 @@ def place_four_phase(layout: SmallLayout) -> Assignment:
     short = [max(f - x, 0) for x in v]
     receivers = deal(short)[:len(unassigned)]  # phase 2
     owners, ids = list(receivers), unassigned[:len(receivers)]
-    got = [0] * len(v)
-    for m in receivers:
-        got[m] += 1
-    takers = [m for m, (s, g) in enumerate(zip(short, got)) for _ in range(s - g)]
-    donors = [m for m, a in enumerate(at_max) if a][:len(takers)]
-    for taker, donor in zip(takers, donors):  # phase 3: takers take the last kept partition of the next donor
-        owners.append(taker)
-        ids.append(keep[donor].pop())
+    _take_from_donors(short, receivers, at_max, keep, owners, ids)  # phase 3
     rest = unassigned[len(receivers):]
     owners += [m for m, a in enumerate(at_max) if not a][:len(rest)]  # phase 4
     ids += rest
     owners += [m for m, k in enumerate(keep) for _ in k]
     ids += [g for k in keep for g in k]
     return layout.assignment(owners, ids)
+
+
+def _take_from_donors(short: list[int], receivers: list[int], at_max: list[bool], keep: list[list[int]],
+                      owners: list[int], ids: list[int]) -> None:
+    """Members still short of the floor after phase 2 (takers) each take the last kept partition of the next member
+    that kept more than the floor (donors); appended to `owners` and `ids`."""
+    got = [0] * len(short)
+    for m in receivers:
+        got[m] += 1
+    takers = [m for m, (s, g) in enumerate(zip(short, got)) for _ in range(s - g)]
+    donors = [m for m, a in enumerate(at_max) if a][:len(takers)]
+    for taker, donor in zip(takers, donors):
+        owners.append(taker)
+        ids.append(keep[donor].pop())

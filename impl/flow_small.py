@@ -1,7 +1,7 @@
 """`impl/flow.py` for small networks, from plain lists: `B` by Gale's condition instead of max flows, then the same
 networks, built and solved by the same compiled code (`flow._banded`, else `flow._convex`), so the same optimum is
 picked; answers are remembered.
-`tests/test_impl_small_paths.py` holds every answer equal to `flow.solve_counts`.
+`tests/test_small_flow.py` holds every answer equal to `flow.solve_counts`.
 
 `B`, the smallest feasible maximum count: member m never takes more than it could (`K_m`), so a cap `b` is feasible
 iff every set S of topics fits into its subscribers, n(S) <= b·|N(S)| (Gale, Hall). Splitting a topic into rack

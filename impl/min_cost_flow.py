@@ -107,6 +107,8 @@ def _pop(keys: np.ndarray, items: np.ndarray, size: int) -> int:
     return size
 
 
+# complexity: a numba kernel, kept whole: every phase works on one residual graph (CSR arrays, potentials, heap)
+# held in locals, and helpers would pass a dozen arrays in and out inside the solver's inner loops.
 @compiled("int64(int64, int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], int64[::1])")
 def _solve(nodes: int, tail: np.ndarray, head: np.ndarray, cap: np.ndarray, cost: np.ndarray, flow: np.ndarray,
            supply: np.ndarray) -> int:

@@ -24,6 +24,11 @@ Tie-breaks: the flow's pick among equally good optima is its solver's (`impl/min
 rare convex network), deterministic on the sorted network, so a model can check this assignor's optima and
 determinism, not predict each partition. Fixpoint: fed its own output back, case 1 is the constrained fixpoint
 and otherwise case 2 applies.
+
+**Two paths, one answer**: cases 2 and 3 run in plain Python for a small problem (`impl/sticky_small.py`, with
+`impl/flow_small.py` for the flow; `spec.small.views.is_small`) and on arrays otherwise (`assign_general_sticky`);
+`assign_by_flow` is the one place the choice is made, and `tests/test_small_sticky.py` and `tests/test_small_flow.py`
+hold the twins equal.
 """
 
 from __future__ import annotations
@@ -89,4 +94,9 @@ class StickyAssignor:
             if not problem.members:
                 return Assignment({})
             return _CONSTRAINED.placed(problem)
-        return assign_small(problem) if is_small(problem) else assign_general_sticky(problem)
+        return assign_by_flow(problem)
+
+
+def assign_by_flow(problem: Problem) -> Assignment:
+    """Cases 2 and 3 of the module docstring: the plain-Python path for a small problem, the arrays otherwise."""
+    return assign_small(problem) if is_small(problem) else assign_general_sticky(problem)

@@ -30,7 +30,7 @@ def valid_claims(codes: np.ndarray, bounds: np.ndarray, indices: np.ndarray, run
     subscription (`member_sub`; subscription `sub[e]` lists metadata topic `sub_topic[e]`) lists the topic; rule 3:
     a member's repeats count once; rule 4: the single claimant of the highest `generation` owns the partition,
     nobody when two share it. `spec.ownership.valid_claims` is the checker's reading of the same rules;
-    `tests/test_impl_small_paths.py` holds the two equal."""
+    `tests/test_small_sticky.py` holds the two equal."""
     span = len(topic_size)
     distinct = 0
     for m in range(len(member_sub)):
@@ -188,6 +188,8 @@ def _redeal(owner: np.ndarray, free: np.ndarray, member_class: np.ndarray, class
         i = end
 
 
+# complexity: a numba kernel, kept whole (its one separable part, `_redeal`, is already apart): its passes share
+# `owner` and `free` in place, and its compiled loop nest is what docs/PERFORMANCE.md measured.
 @compiled("int64[::1](" + ", ".join(["int64[::1]"] * 7) + ", int64)")
 def deal(pair_member: np.ndarray, keep: np.ndarray, new: np.ndarray, claim_pair: np.ndarray, claim_gid: np.ndarray,
          gid_node: np.ndarray, member_class: np.ndarray, partitions: int) -> np.ndarray:

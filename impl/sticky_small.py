@@ -1,16 +1,17 @@
 """The general sticky assignor in plain Python for small problems (`spec.small.views.is_small`): the pair table
 of `impl/sticky_pairs.py`, the settled check of `impl/already_settled.py`, the flow of `impl/flow_small.py` (the same
 networks as `impl/flow.py`, so the same optimum) and the placement and class re-deal of `impl/sticky.py`, on lists.
-`tests/test_impl_small_paths.py` holds every output equal to the vectorized path.
+`tests/test_small_sticky.py` holds every output equal to the vectorized path.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from operator import attrgetter
+from typing import NamedTuple
 
 from assigncheck.impl.flow_small import solve_counts
-from assigncheck.spec.model import Assignment, Problem, TopicTable
+from assigncheck.spec.model import Assignment, Member, Problem, TopicTable
 from assigncheck.spec.ownership import valid_claims, valid_owned
 from assigncheck.spec.racks import member_rack, rack_aware, rack_layout
 
@@ -24,7 +25,6 @@ class SmallPairs:
 
     def __init__(self, problem: Problem) -> None:
         members = sorted(problem.members, key=attrgetter("member_id"))
-        n = len(members)
         subs = [m.subscription for m in members]
         wanted = set().union(*subs) if members else set()
         table = TopicTable(t for t, size in problem.topics.items() if size > 0 and t in wanted)
@@ -33,62 +33,87 @@ class SmallPairs:
         for size in sizes:
             offsets.append(offsets[-1] + size)
         aware = rack_aware(problem)
+        keys: Sequence[object] = [(m.subscription, member_rack(m.rack)) for m in members] if aware else subs
         classes: dict[object, int] = {}
-        if aware:
-            keys: Sequence[object] = [(m.subscription, member_rack(m.rack)) for m in members]
-        else:
-            keys = subs
         self.member_class = [classes.setdefault(k, len(classes)) for k in keys]
-        topic_members = [[k for k in range(n) if t in subs[k]] for t in table.names]
-        gid_node = None
-        if not aware:
-            node_size, node_topic = sizes, list(range(len(sizes)))
-            pair_node = [node for node, ms in enumerate(topic_members) for _ in ms]
-            pair_member = [k for ms in topic_members for k in ms]
-            pair_mismatch = [False] * len(pair_node)
-        else:  # one node per (topic, rack set) present, by (topic, set id)
-            racks, lay = rack_layout(problem), _layout_offsets(problem)
-            sets = racks.partition_set.tolist()
-            gid_set = [sets[lay[t] + i] for t, size in zip(table.names, sizes) for i in range(size)]
-            gid_topic = [k for k, size in enumerate(sizes) for _ in range(size)]
-            node_of = {key: node for node, key in enumerate(sorted(set(zip(gid_topic, gid_set))))}
-            gid_node = [node_of[key] for key in zip(gid_topic, gid_set)]
-            node_topic = [t for t, _ in node_of]
-            node_set = [x for _, x in node_of]
-            node_size = [0] * len(node_of)
-            for node in gid_node:
-                node_size[node] += 1
-            pair_node = [node for node, t in enumerate(node_topic) for _ in topic_members[t]]
-            pair_member = [k for t in node_topic for k in topic_members[t]]
-            by_id = {m.member_id: i for i, m in enumerate(problem.members)}
-            member_racks = racks.member_rack.tolist()
-            rack_of = [member_racks[by_id[m.member_id]] for m in members]
-            match = racks.match.tolist()
-            pair_mismatch = [rack_of[k] >= 0 and not match[node_set[node]][rack_of[k]]
-                             for node, k in zip(pair_node, pair_member)]
-        pair_index = {key: p for p, key in enumerate(zip(pair_node, pair_member))}
-        position = {m.member_id: k for k, m in enumerate(members)}
-        position_of = [position[m.member_id] for m in problem.members]
-        v = valid_claims(problem)
-        names, code = v.table.names, table.code
-        claims = []
-        for m, t, i in v.rows():
-            k = code[names[t]]  # valid claims are of subscribed topics with partitions: all in T
-            g = offsets[k] + i
-            claims.append((pair_index[(k if gid_node is None else gid_node[g], position_of[m])], g))
-        claims.sort()
-        pair_owned = [0] * len(pair_node)
+        topic_members = [[k for k in range(len(members)) if t in subs[k]] for t in table.names]
+        nodes = _rack_nodes(problem, members, table, sizes, topic_members) if aware else _topic_nodes(sizes,
+                                                                                                        topic_members)
+        claims = _claims(problem, members, table, offsets, nodes)
+        pair_owned = [0] * len(nodes.pair_node)
         for p, _ in claims:
             pair_owned[p] += 1
         self.member_ids = [m.member_id for m in members]
-        self.table, self.offsets, self.node_size, self.node_topic, self.gid_node = table, offsets, node_size, \
-            node_topic, gid_node
-        self.pair_node, self.pair_member, self.pair_owned, self.pair_mismatch = pair_node, pair_member, pair_owned, \
-            pair_mismatch
+        self.table, self.offsets, self.node_size, self.node_topic, self.gid_node = table, offsets, nodes.node_size, \
+            nodes.node_topic, nodes.gid_node
+        self.pair_node, self.pair_member, self.pair_owned, self.pair_mismatch = nodes.pair_node, nodes.pair_member, \
+            pair_owned, nodes.pair_mismatch
         self.claim_pair, self.claim_gid = [p for p, _ in claims], [g for _, g in claims]
 
     def assignment(self, owners: list[int], gids: list[int]) -> Assignment:
         return Assignment.from_gids(self.member_ids, owners, gids, self.table, self.offsets)
+
+
+class _Nodes(NamedTuple):
+    """The network's nodes and pairs, by (topic, set id) and (node, member)."""
+
+    node_size: list[int]
+    node_topic: list[int]
+    pair_node: list[int]
+    pair_member: list[int]
+    pair_mismatch: list[bool]
+    gid_node: list[int] | None  # per global id, when nodes split topics by rack set
+
+
+def _topic_nodes(sizes: list[int], topic_members: list[list[int]]) -> _Nodes:
+    """One node per topic (a problem that is not rack-aware)."""
+    pair_node = [node for node, ms in enumerate(topic_members) for _ in ms]
+    pair_member = [k for ms in topic_members for k in ms]
+    return _Nodes(sizes, list(range(len(sizes))), pair_node, pair_member, [False] * len(pair_node), None)
+
+
+def _rack_nodes(problem: Problem, members: list[Member], table: TopicTable, sizes: list[int],
+                topic_members: list[list[int]]) -> _Nodes:
+    """One node per (topic, rack set) present, by (topic, set id); a pair is a mismatch when its member's rack is not
+    in its node's set."""
+    racks, lay = rack_layout(problem), _layout_offsets(problem)
+    sets = racks.partition_set.tolist()
+    gid_set = [sets[lay[t] + i] for t, size in zip(table.names, sizes) for i in range(size)]
+    gid_topic = [k for k, size in enumerate(sizes) for _ in range(size)]
+    node_of = {key: node for node, key in enumerate(sorted(set(zip(gid_topic, gid_set))))}
+    gid_node = [node_of[key] for key in zip(gid_topic, gid_set)]
+    node_topic = [t for t, _ in node_of]
+    node_set = [x for _, x in node_of]
+    node_size = [0] * len(node_of)
+    for node in gid_node:
+        node_size[node] += 1
+    pair_node = [node for node, t in enumerate(node_topic) for _ in topic_members[t]]
+    pair_member = [k for t in node_topic for k in topic_members[t]]
+    by_id = {m.member_id: i for i, m in enumerate(problem.members)}
+    member_racks = racks.member_rack.tolist()
+    rack_of = [member_racks[by_id[m.member_id]] for m in members]
+    match = racks.match.tolist()
+    pair_mismatch = [rack_of[k] >= 0 and not match[node_set[node]][rack_of[k]]
+                     for node, k in zip(pair_node, pair_member)]
+    return _Nodes(node_size, node_topic, pair_node, pair_member, pair_mismatch, gid_node)
+
+
+def _claims(problem: Problem, members: list[Member], table: TopicTable, offsets: list[int],
+            nodes: _Nodes) -> list[tuple[int, int]]:
+    """The valid claims as (pair, global id), sorted."""
+    pair_index = {key: p for p, key in enumerate(zip(nodes.pair_node, nodes.pair_member))}
+    position = {m.member_id: k for k, m in enumerate(members)}
+    position_of = [position[m.member_id] for m in problem.members]
+    gid_node = nodes.gid_node
+    v = valid_claims(problem)
+    names, code = v.table.names, table.code
+    claims = []
+    for m, t, i in v.rows():
+        k = code[names[t]]  # valid claims are of subscribed topics with partitions: all in T
+        g = offsets[k] + i
+        claims.append((pair_index[(k if gid_node is None else gid_node[g], position_of[m])], g))
+    claims.sort()
+    return claims
 
 
 def _layout_offsets(problem: Problem) -> dict[str, int]:
@@ -135,26 +160,38 @@ def _settled_claims(problem: Problem) -> Assignment | None:
     for m, c, _ in rows:
         counts[m] += 1
         held.setdefault(m, set()).add(c)
-    if rack_aware(problem):
-        known = problem.partition_racks or {}
-        for m, c, i in rows:
-            rack, given = member_rack(members[m].rack), known.get(names[c]) or ()
-            if rack is not None and (i >= len(given) or rack not in given[i]):
-                return None
-    if counts and max(counts) - min(counts) > 1:  # else no chain can lower Σ count²
-        subscribers = {c: [m for m, x in enumerate(members) if names[c] in x.subscription]
-                       for c in set().union(*held.values())}
-        reach, changed = list(counts), True
-        while changed:
-            best = {c: min(reach[m] for m in subs) for c, subs in subscribers.items()}
-            changed = False
-            for m, codes in held.items():
-                low = min(best[c] for c in codes)
-                if low < reach[m]:
-                    reach[m], changed = low, True
-        if any(c - r > 1 for c, r in zip(counts, reach)):
-            return None
+    if rack_aware(problem) and _on_foreign_rack(problem, rows, names):
+        return None
+    if counts and max(counts) - min(counts) > 1 and _chain_below(members, counts, held, names):
+        return None  # (with counts at most 1 apart no chain can lower Σ count²)
     return Assignment.of_sets(valid_owned(problem))
+
+
+def _on_foreign_rack(problem: Problem, rows: list[tuple[int, int, int]], names: Sequence[str]) -> bool:
+    """Is any valid claim (member, topic code, index) of a partition without its member's rack?"""
+    known = problem.partition_racks or {}
+    for m, c, i in rows:
+        rack, given = member_rack(problem.members[m].rack), known.get(names[c]) or ()
+        if rack is not None and (i >= len(given) or rack not in given[i]):
+            return True
+    return False
+
+
+def _chain_below(members: tuple[Member, ...], counts: list[int], held: dict[int, set[int]],
+                 names: Sequence[str]) -> bool:
+    """Can some member pass a partition along a chain to a member 2 below it (the fixed point of
+    `impl/already_settled.py`)?"""
+    subscribers = {c: [m for m, x in enumerate(members) if names[c] in x.subscription]
+                   for c in set().union(*held.values())}
+    reach, changed = list(counts), True
+    while changed:
+        best = {c: min(reach[m] for m in subs) for c, subs in subscribers.items()}
+        changed = False
+        for m, codes in held.items():
+            low = min(best[c] for c in codes)
+            if low < reach[m]:
+                reach[m], changed = low, True
+    return any(c - r > 1 for c, r in zip(counts, reach))
 
 
 def assign_small(problem: Problem) -> Assignment:

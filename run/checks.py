@@ -132,10 +132,7 @@ def _check_assignor(
     name = getattr(assignor, "name", type(assignor).__name__)
     problem = protocol_form(problem, promises)
     listed = shuffled_problem(problem, seed) if promises.order_independent else None
-    prefetch = getattr(assignor, "prefetch", None) if hasattr(assignor, "assign_metered") else None
-    if prefetch is not None:  # an outside process: the runs known in advance in one round trip, if it can
-        prefetch([problem, problem, *([listed] if listed is not None else [])], cpu_budget_s=budget_s,
-                 hang_s=hang_s if hang_s is not None or budget_s is None else hang_limit(budget_s))
+    _prefetch(assignor, [problem, problem, *([listed] if listed is not None else [])], budget_s, hang_s)
     try:
         out = run_assignor(assignor, problem, budget_s, hang_s)
     except AssignorFailed as f:
@@ -144,12 +141,7 @@ def _check_assignor(
     extra: list[Violation] = []
     quality: Quality = {}
     try:
-        again = run_assignor(assignor, problem, budget_s, hang_s)
-        extra += _differs("H8", f"two runs of {name} on the same problem differ", out, again)
-        if listed is not None:
-            shuffled = run_assignor(assignor, listed, budget_s, hang_s)
-            extra += _differs("H8", f"{name} depends on the order members, topics or claims are listed in",
-                              out, shuffled)
+        extra += _determinism(assignor, name, problem, listed, out, budget_s, hang_s)
         domain = isinstance(problem, StreamsProblem) or in_domain(problem, promises)
         if promises.exact is not None and domain:
             extra += _exact(promises.exact, problem, out)
@@ -167,6 +159,28 @@ def _check_assignor(
     except AssignorFailed as f:
         extra.append(f.violation)
     return out, report.merge(Report(tuple(extra), quality))
+
+
+def _prefetch(assignor: Assignor, problems: list[Problem | StreamsProblem], budget_s: float | None,
+              hang_s: float | None) -> None:
+    """An outside process: the runs known in advance in one round trip, if it can."""
+    prefetch = getattr(assignor, "prefetch", None) if hasattr(assignor, "assign_metered") else None
+    if prefetch is not None:
+        prefetch(problems, cpu_budget_s=budget_s,
+                 hang_s=hang_s if hang_s is not None or budget_s is None else hang_limit(budget_s))
+
+
+def _determinism(assignor: Assignor, name: str, problem: Problem | StreamsProblem,
+                 listed: Problem | StreamsProblem | None, out: Assignment, budget_s: float | None,
+                 hang_s: float | None) -> list[Violation]:
+    """H8: a second run on the same problem, and one on the problem listed in another order (`listed`, when order
+    independence is promised), give `out` again."""
+    again = run_assignor(assignor, problem, budget_s, hang_s)
+    found = _differs("H8", f"two runs of {name} on the same problem differ", out, again)
+    if listed is not None:
+        shuffled = run_assignor(assignor, listed, budget_s, hang_s)
+        found += _differs("H8", f"{name} depends on the order members, topics or claims are listed in", out, shuffled)
+    return found
 
 
 def _exact(reference_name: str, problem: Problem | StreamsProblem, out: Assignment) -> list[Violation]:

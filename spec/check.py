@@ -9,6 +9,11 @@ Oracle figures (optimal Σ count², max retained) come from a min-cost flow whos
 and `ORACLE_MAX_MEMBERS` members, or whenever the caller passes `oracle=True` (`oracle=False` never).
 Above that, promises that need them (balance "optimal", stickiness "max_retained") are not enforced
 and their figures are None.
+
+**Two paths, one answer**: every check runs either vectorized (`VECTORIZED`: `spec.invariants`, `balance`,
+`stickiness`, `racks`) or in plain Python for a small problem and output (`SMALL`: `spec.small.checks`;
+`spec.small.views.is_small`), the same violations word for word and the same measures; `checks_for` is the one place
+the choice is made, and `tests/test_small_checks.py` holds the twins equal.
 """
 
 from __future__ import annotations
@@ -134,31 +139,45 @@ def check_assignment(
     if use_oracle and ob is not None and held == 0 and not violations:
         c.certify_max_retained(problem, assignment, ob, promises.racks)
     if enforce:
-        if promises.balance != "none" and (promises.balance != "optimal" or use_oracle):
-            violations += c.balance[promises.balance](problem, assignment)
-        if promises.stickiness == "max_retained" and use_oracle and ob is not None:
-            violations += c.max_retained(problem, assignment, ob, promises.racks)
-        if promises.racks and use_oracle and ob is not None:
-            violations += c.rack_violations(problem, assignment, ob)
-        if promises.per_topic_spread:
-            violations += c.per_topic_spread_violations(problem, assignment)
+        violations += _promised(c, problem, assignment, promises, ob if use_oracle else None, use_oracle)
     if not measure:
         return Report(tuple(violations), {"withheld": held, "promises_enforced": int(enforce)})
-    quality: Quality = {
+    quality = _measures(c, problem, assignment, use_oracle, ob if use_oracle else None, promises.racks)
+    return Report(tuple(violations), {**quality, "withheld": held, "promises_enforced": int(enforce)})
+
+
+def _promised(c: _Checks, problem: Problem, assignment: Assignment, promises: Promises, ob: str | None,
+              use_oracle: bool) -> list[Violation]:
+    """The violations of the promises (`ob`: the oracle's balance, None when the oracle is not used or cannot say)."""
+    out: list[Violation] = []
+    if promises.balance != "none" and (promises.balance != "optimal" or use_oracle):
+        out += c.balance[promises.balance](problem, assignment)
+    if promises.stickiness == "max_retained" and ob is not None:
+        out += c.max_retained(problem, assignment, ob, promises.racks)
+    if promises.racks and ob is not None:
+        out += c.rack_violations(problem, assignment, ob)
+    if promises.per_topic_spread:
+        out += c.per_topic_spread_violations(problem, assignment)
+    return out
+
+
+def _measures(c: _Checks, problem: Problem, assignment: Assignment, use_oracle: bool, ob: str | None,
+              racks: bool) -> Quality:
+    """Every measure but the two the caller knows (withheld, promises_enforced), in the report's order."""
+    return {
         "members": len(problem.members),
         "partitions": problem.partition_count,
         "spread": c.spread(problem, assignment),
         "sum_squares": c.sum_squares(problem, assignment),
         "optimal_sum_squares": optimal_sum_squares(problem) if use_oracle else None,
         "retained": c.retained(problem, assignment),
-        "max_retained": oracle_max_retained(problem, ob, promises.racks) if use_oracle and ob is not None else None,
+        "max_retained": oracle_max_retained(problem, ob, racks) if ob is not None else None,
         "moves": c.moves(problem, assignment),
-        "withheld": held,
+        "withheld": None,  # the caller's, kept here for the order
         "per_topic_spread": c.per_topic_spread(problem, assignment),
         "rack_mismatches": c.mismatches(problem, assignment),
-        "promises_enforced": int(enforce),
+        "promises_enforced": None,  # the caller's
     }
-    return Report(tuple(violations), quality)
 
 
 def differing_members(a: Assignment, b: Assignment) -> list[str]:

@@ -42,18 +42,8 @@ def coordinator_form(problem: Problem, group_type: GroupType) -> Problem:
     tie, as for valid ownership); generations go. A problem already of a coordinator type is returned as it is."""
     if problem.group_type == group_type or group_type == "classic" or problem.group_type != "classic":
         return problem
-    claimants: dict[tuple[str, int], list[tuple[int, int]]] = {}
-    for k, m in enumerate(problem.members):
-        seen: set[tuple[str, int]] = set()
-        for topic, arr in m.owned.items():
-            count = problem.topics.get(topic)
-            for i in arr.tolist():
-                if i < 0 or (count is not None and i >= count) or (topic, i) in seen:
-                    continue
-                seen.add((topic, i))
-                claimants.setdefault((topic, i), []).append((m.generation, k))
     kept: list[dict[str, list[int]]] = [{} for _ in problem.members]
-    for (topic, i), holders in claimants.items():
+    for (topic, i), holders in _claimants(problem).items():
         if group_type == "consumer" and len(holders) > 1:
             top = max(g for g, _ in holders)
             holders = [h for h in holders if h[0] == top]
@@ -64,6 +54,22 @@ def coordinator_form(problem: Problem, group_type: GroupType) -> Problem:
     members = tuple(dataclasses.replace(m, owned=partitions_of(kept[k], sort=True), generation=UNKNOWN_GENERATION)
                     for k, m in enumerate(problem.members))
     return problem.replace(members=members, protocol="eager", group_type=group_type)
+
+
+def _claimants(problem: Problem) -> dict[tuple[str, int], list[tuple[int, int]]]:
+    """(topic, index) -> (generation, member position) of every member that claims it: only indices that can exist
+    (not negative, below the partition count), each member once."""
+    claimants: dict[tuple[str, int], list[tuple[int, int]]] = {}
+    for k, m in enumerate(problem.members):
+        seen: set[tuple[str, int]] = set()
+        for topic, arr in m.owned.items():
+            count = problem.topics.get(topic)
+            for i in arr.tolist():
+                if i < 0 or (count is not None and i >= count) or (topic, i) in seen:
+                    continue
+                seen.add((topic, i))
+                claimants.setdefault((topic, i), []).append((m.generation, k))
+    return claimants
 
 
 def coordinator_unreal(problem: Problem) -> list[str]:

@@ -798,8 +798,8 @@ AnyProblem: TypeAlias = Problem | StreamsProblem
 
 __all__ = [
     "AnyProblem", "Assignment", "Client", "EMPTY", "GROUP_TYPES", "GroupType", "INT32_MAX", "INT32_MIN", "LagInfo",
-    "Member", "PartitionSet", "Partitions", "Problem", "SMALL_ROWS", "StreamsProblem", "TopicOffsets", "TopicPartition",
-    "TopicTable", "UNKNOWN_GENERATION", "count_of", "gather", "index_array", "iter_pairs", "partitions_equal",
-    "partitions_of", "ranges", "read_only", "run_lengths", "sets_by_member", "sets_of_grouped_rows", "tables_of",
-    "topic_sizes"
+    "Member", "PartitionSet", "Partitions", "Problem", "Protocol", "SMALL_ROWS", "StreamsProblem", "TopicOffsets",
+    "TopicPartition", "TopicTable", "UNKNOWN_GENERATION", "count_of", "gather", "index_array", "iter_pairs",
+    "partitions_equal", "partitions_of", "ranges", "read_only", "run_lengths", "sets_by_member", "sets_of_grouped_rows",
+    "tables_of", "topic_sizes"
 ]

@@ -14,11 +14,17 @@ minimises the maximum count, so the cap cuts nothing optimal away and keeps the 
 
 For "perfect" balance the unit arcs are replaced by the bounds P // C <= count <= ceil(P / C): the
 lower bound becomes a demand at the member node, the rest one arc of capacity ceil - floor.
+
+**Two paths, one answer**: `oracle_for` picks, per problem, `SMALL` (`spec.small.oracle`: the same network from
+plain lists, and the minimum Σ count² by exchanges without a flow, for small problems: `spec.small.views.is_small`)
+or `VECTORIZED` (this module's numpy network); `tests/test_small_oracle.py` holds them equal.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from ortools.graph.python import max_flow, min_cost_flow
@@ -254,33 +260,53 @@ _EMPTY = _Figures(0, 0, 0)  # a group without members
 def _flow(problem: Problem, balance: str, racks: bool) -> _Figures | None:
     """The optimum under `balance` (and, with `racks` on a rack-aware problem, the fewest mismatches first, then the
     most retained), once per problem and question: one solve answers `optimal_sum_squares`, `max_retained` and
-    `min_mismatches` alike. None when infeasible. Small problems build the network in plain Python
-    (`spec.small.oracle`)."""
+    `min_mismatches` alike. None when infeasible. `oracle_for` picks the path."""
     racks = racks and rack_aware(problem)
 
     def solve(p: Problem) -> _Figures | None:
-        if not p.members:
-            return _EMPTY
-        if is_small(p):
-            small = figures(p, balance, racks)
-            return None if small is None else _Figures(*small)
-        result = _solve(_network(p, racks), balance=balance)
-        if result is None:
-            return None
-        squares = int((result.counts**2).sum()) if balance == "optimal" else None
-        return _Figures(squares, result.mismatched, int(result.retained.sum()))
+        return oracle_for(p).figures(p, balance, racks) if p.members else _EMPTY
 
     return problem.derived(f"oracle_flow:{balance}:{racks}", solve)
 
 
-def optimal_sum_squares(problem: Problem) -> int:
-    """The minimum Σ count² over complete assignments (H1-H5, eager) of `problem` (small problems: by exchanges,
-    `spec.small.oracle.balanced_counts`)."""
-    if is_small(problem):
-        return sum(c * c for c in balanced_counts(problem))
+def _flow_figures(problem: Problem, balance: str, racks: bool) -> _Figures | None:
+    result = _solve(_network(problem, racks), balance=balance)
+    if result is None:
+        return None
+    squares = int((result.counts**2).sum()) if balance == "optimal" else None
+    return _Figures(squares, result.mismatched, int(result.retained.sum()))
+
+
+def _plain_figures(problem: Problem, balance: str, racks: bool) -> _Figures | None:
+    small = figures(problem, balance, racks)
+    return None if small is None else _Figures(*small)
+
+
+def _flow_sum_squares(problem: Problem) -> int:
     result = _flow(problem, "optimal", False)
     assert result is not None and result.sum_squares is not None  # every subscribed partition has a subscriber
     return result.sum_squares
+
+
+class _Oracle(NamedTuple):
+    """One way to compute the oracle's answers (module docstring)."""
+
+    figures: Callable[[Problem, str, bool], _Figures | None]  # the optimum under (balance, racks); needs members
+    sum_squares: Callable[[Problem], int]  # the minimum Σ count²
+
+
+VECTORIZED = _Oracle(_flow_figures, _flow_sum_squares)
+SMALL = _Oracle(_plain_figures, lambda p: sum(c * c for c in balanced_counts(p)))
+
+
+def oracle_for(problem: Problem) -> _Oracle:
+    """The plain-Python path for a small problem, the numpy network otherwise: the one place the choice is made."""
+    return SMALL if is_small(problem) else VECTORIZED
+
+
+def optimal_sum_squares(problem: Problem) -> int:
+    """The minimum Σ count² over complete assignments (H1-H5, eager) of `problem`."""
+    return oracle_for(problem).sum_squares(problem)
 
 
 def max_retained(problem: Problem, balance: str = "optimal", racks: bool = False) -> int | None:

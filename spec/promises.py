@@ -58,6 +58,33 @@ class TimeAt:
         return f"{self.size}:{short if float(short) == self.seconds else repr(self.seconds)}"
 
 
+_CHOICES = {"balance": BALANCES, "stickiness": STICKINESS, "group_type": GROUP_TYPES, "claims": CLAIMS}
+
+
+def _parse_value(key: str, value: str) -> object:
+    """One promise's value from its text (`key` a field of `Promises`, `value` not empty)."""
+    if key in _CHOICES and value not in _CHOICES[key]:
+        raise InputError("--promises", f"{key} must be one of {', '.join(_CHOICES[key])}, got {value!r}")
+    if key == "exact":
+        from assigncheck.spec.reference import REFERENCES  # here: the references import this module
+
+        if value not in REFERENCES:
+            raise InputError("--promises", f"exact must name a reference ({', '.join(REFERENCES)}), got {value!r}")
+    elif key == "max_time":
+        return TimeAt.parse(value)
+    elif key == "max_growth":
+        return _growth(value)
+    elif key == "max_rounds":
+        if not value.isdigit():
+            raise InputError("--promises", f"max_rounds must be a whole number, got {value!r}")
+        return int(value)
+    elif key in _FLAGS:
+        if value not in ("true", "false"):
+            raise InputError("--promises", f"{key} takes true or false, got {value!r}")
+        return value == "true"
+    return value
+
+
 def _growth(text: str) -> float:
     try:
         value = float(text)
@@ -127,35 +154,8 @@ class Promises:
                 values[key] = True
             elif not value:  # "balance=" would otherwise set balance to True and break the checker later
                 raise InputError("--promises", f"{key} needs a value ({key}=...)")
-            elif key == "exact":
-                from assigncheck.spec.reference import REFERENCES  # here: the references import this module
-
-                if value not in REFERENCES:
-                    raise InputError("--promises", f"exact must name a reference ({', '.join(REFERENCES)}), "
-                                                   f"got {value!r}")
-                values[key] = value
-            elif key == "balance" and value not in BALANCES:
-                raise InputError("--promises", f"balance must be one of {', '.join(BALANCES)}, got {value!r}")
-            elif key == "stickiness" and value not in STICKINESS:
-                raise InputError("--promises", f"stickiness must be one of {', '.join(STICKINESS)}")
-            elif key == "group_type" and value not in GROUP_TYPES:
-                raise InputError("--promises", f"group_type must be one of {', '.join(GROUP_TYPES)}, got {value!r}")
-            elif key == "claims" and value not in CLAIMS:
-                raise InputError("--promises", f"claims must be one of {', '.join(CLAIMS)}, got {value!r}")
-            elif key == "max_time":
-                values[key] = TimeAt.parse(value)
-            elif key == "max_growth":
-                values[key] = _growth(value)
-            elif key == "max_rounds":
-                if not value.isdigit():
-                    raise InputError("--promises", f"max_rounds must be a whole number, got {value!r}")
-                values[key] = int(value)
-            elif key in _FLAGS:
-                if value not in ("true", "false"):
-                    raise InputError("--promises", f"{key} takes true or false, got {value!r}")
-                values[key] = value == "true"
             else:
-                values[key] = value
+                values[key] = _parse_value(key, value)
         return cls(**values)
 
     def to_text(self) -> str:

@@ -14,11 +14,17 @@ spread are then maximised among those. That is Kafka's order: its sticky builder
 partition before anything else and hand partitions to rack-matching members first, but never give up balance
 (`testUniformSubscriptionTransferOwnershipListIsRight`, `AbstractStickyAssignorTest`'s rack variants).
 Partitions with the same topic and the same rack set are interchangeable; they form the oracle's groups.
+
+**Two paths, one answer**: `racks_for` picks, per problem, `SMALL` (lists, for small problems:
+`spec.small.views.is_small`, where numpy's per-call cost dominates) or `VECTORIZED` (arrays);
+`tests/test_small_racks.py` holds them equal.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -60,8 +66,10 @@ def rack_layout(problem: Problem) -> RackLayout:
 
 
 def _rack_layout(problem: Problem) -> RackLayout:
-    if is_small(problem):
-        return _rack_layout_small(problem)
+    return racks_for(problem).layout(problem)
+
+
+def _rack_layout_vectorized(problem: Problem) -> RackLayout:
     lay = layout(problem)
     racks = sorted({r for m in problem.members if (r := member_rack(m.rack)) is not None})
     rack_code = {r: i for i, r in enumerate(racks)}
@@ -90,6 +98,18 @@ def _rack_layout_small(problem: Problem) -> RackLayout:
     """`_rack_layout` in plain Python (the same ids, in the same order), for small problems."""
     racks = sorted({r for m in problem.members if (r := member_rack(m.rack)) is not None})
     rack_code = {r: i for i, r in enumerate(racks)}
+    ordered, per_partition, used = _partition_rack_sets(problem)
+    match = np.array([[r in s for r in racks] for s in ordered], dtype=bool).reshape(len(ordered), len(racks))
+    member = np.array([rack_code[r] if (r := member_rack(m.rack)) else -1 for m in problem.members], dtype=np.int64)
+    all_racks = frozenset().union(*(ordered[i] for i in used))
+    aware = (bool(racks) and not all_racks.isdisjoint(racks) and bool(used)
+             and not all(ordered[i] == all_racks for i in used))
+    return RackLayout(aware, np.array(per_partition, dtype=np.int64), member, match, ordered)
+
+
+def _partition_rack_sets(problem: Problem) -> tuple[tuple[frozenset[str], ...], list[int], set[int]]:
+    """The distinct rack sets (id order: the empty set, then as first met by topic name and index), each partition's
+    set id (topics by name) and the ids of the subscribed partitions' sets."""
     known = problem.partition_racks or {}
     wanted = set().union(*(m.subscription for m in problem.members)) if problem.members else set()
     sets: dict[frozenset[str], int] = {frozenset(): 0}
@@ -103,22 +123,14 @@ def _rack_layout_small(problem: Problem) -> RackLayout:
         per_partition += ids
         if topic in wanted:
             used.update(ids)
-    ordered = tuple(sorted(sets, key=sets.__getitem__))
-    match = np.array([[r in s for r in racks] for s in ordered], dtype=bool).reshape(len(ordered), len(racks))
-    member = np.array([rack_code[r] if (r := member_rack(m.rack)) else -1 for m in problem.members], dtype=np.int64)
-    all_racks = frozenset().union(*(ordered[i] for i in used))
-    aware = (bool(racks) and not all_racks.isdisjoint(racks) and bool(used)
-             and not all(ordered[i] == all_racks for i in used))
-    return RackLayout(aware, np.array(per_partition, dtype=np.int64), member, match, ordered)
+    return tuple(sorted(sets, key=sets.__getitem__)), per_partition, used
 
 
 def rack_aware(problem: Problem) -> bool:
     """Does KIP-881's rack-aware assignment apply to this problem (module docstring)?"""
     if problem.partition_racks is None or not any(m.rack for m in problem.members):
         return False  # the common case, without building the layout
-    if is_small(problem):
-        return problem.derived("rack_aware", _aware_small)
-    return rack_layout(problem).aware
+    return racks_for(problem).aware(problem)
 
 
 def _aware_small(problem: Problem) -> bool:
@@ -136,6 +148,22 @@ def _aware_small(problem: Problem) -> bool:
                 used.add(frozenset())
     all_racks = frozenset().union(*used)
     return bool(racks) and not all_racks.isdisjoint(racks) and bool(used) and any(s != all_racks for s in used)
+
+
+class _Racks(NamedTuple):
+    """One way to compute the rack layout and whether racks apply (module docstring)."""
+
+    layout: Callable[[Problem], RackLayout]
+    aware: Callable[[Problem], bool]
+
+
+VECTORIZED = _Racks(_rack_layout_vectorized, lambda p: rack_layout(p).aware)
+SMALL = _Racks(_rack_layout_small, lambda p: p.derived("rack_aware", _aware_small))
+
+
+def racks_for(problem: Problem) -> _Racks:
+    """The plain-Python path for a small problem, the arrays otherwise: the one place the choice is made."""
+    return SMALL if is_small(problem) else VECTORIZED
 
 
 def mismatches(problem: Problem, assignment: Assignment) -> int:
@@ -169,4 +197,4 @@ def rack_violations(problem: Problem, assignment: Assignment, balance: str) -> l
            f"{balance} balance (KIP-881): {texts}")
     return [Violation("racks", msg, tuple(dict.fromkeys(m for m, _ in shown)), tuple(tp for _, tp in shown))]
 
-__all__ = ["member_rack", "mismatches", "rack_aware", "rack_layout", "rack_violations"]
+__all__ = ["SMALL", "VECTORIZED", "member_rack", "mismatches", "rack_aware", "rack_layout", "rack_violations"]

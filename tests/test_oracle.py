@@ -11,9 +11,6 @@ from assigncheck.spec.errors import InputError
 from assigncheck.spec.invariants import check_hard
 from assigncheck.spec.model import Member, Problem, iter_pairs, partitions_of
 from assigncheck.spec.ownership import valid_owned
-from assigncheck.spec.racks import rack_aware
-from assigncheck.spec.reference.roundrobin import RoundRobinReference
-from assigncheck.spec.small import oracle as oracle_small
 from assigncheck.spec.stickiness import retained
 from assigncheck.verify import z3_oracle
 
@@ -83,33 +80,6 @@ def test_min_cost_flow_agrees_with_z3_on_strategy_problems(problem):
     assert oracle.optimal_sum_squares(problem) == z3_oracle.optimal_sum_squares(problem)
     for balance in ("perfect", "optimal"):
         assert oracle.max_retained(problem, balance) == z3_oracle.max_retained(problem, balance)
-
-
-@settings(max_examples=300, deadline=None)
-@given(strategies.problems(racks=None, min_members=0, min_partitions_per_topic=0))
-def test_small_path_agrees_with_the_vectorized_network(problem):
-    """`spec.small.oracle` (plain-Python network, figures read from the cost) against `spec.oracle`'s numpy one."""
-    for racks in (False, True):
-        racks = racks and rack_aware(problem)
-        for balance in ("none", "perfect", "optimal"):
-            flow = oracle._solve(oracle._network(problem, racks), balance=balance) if problem.members else None
-            small = oracle_small.figures(problem, balance, racks) if problem.members else None
-            if flow is None:
-                assert small is None or not problem.members
-                continue
-            squares = int((flow.counts ** 2).sum()) if balance == "optimal" else None
-            assert small == (squares, flow.mismatched, int(flow.retained.sum())), balance
-            if balance == "optimal":  # the flow-free minimum, and its largest count is the smallest feasible maximum
-                counts = oracle_small.balanced_counts(problem)
-                assert sum(c * c for c in counts) == squares
-                assert max(counts, default=0) == oracle._min_max_count(oracle._network(problem))
-                # from a complete assignment (round-robin's: rarely balanced) instead of the dealing
-                start = [{} for _ in problem.members]
-                position = {m.member_id: i for i, m in enumerate(problem.members)}
-                for member, parts in RoundRobinReference().assign(problem).by_member.items():
-                    for topic, indices in parts.items():
-                        start[position[member]][topic] = len(indices)
-                assert sorted(oracle_small._balanced_counts(problem, start)) == sorted(counts)
 
 
 def test_closed_form_for_equal_subscriptions():

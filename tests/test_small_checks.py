@@ -4,13 +4,12 @@ and cooperative rounds."""
 
 from unittest import mock
 
-import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assigncheck.generate.strategies import problems, sticky_rounds
 from assigncheck.impl import registry
-from assigncheck.spec import check, oracle, oracle_cache, racks
+from assigncheck.spec import check, oracle, oracle_cache
 from assigncheck.spec import rounds as spec_rounds
 from assigncheck.spec.model import Assignment, Member, Problem
 from assigncheck.spec.promises import Promises
@@ -55,19 +54,6 @@ def test_small_and_vectorized_agree_on_cooperative_rounds(problem, data):
     assert_same_reports(problem, out)
     for p, o, e in ((problem, out, eager), (problem, eager, out)):
         assert check.SMALL.cooperative_withhold(p, o, e) == check.VECTORIZED.cooperative_withhold(p, o, e)
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.one_of(problems(racks=True, min_members=0, min_partitions_per_topic=0),
-                 problems(racks=True, co_partitioned=True)))
-def test_small_and_vectorized_rack_layouts_agree(problem):
-    small = racks._rack_layout_small(problem)
-    object.__setattr__(problem, "_derived", {"small": False})  # forces the vectorized layout
-    vectorized = racks._rack_layout(problem)
-    assert (small.aware, small.sets) == (vectorized.aware, vectorized.sets)
-    assert racks._aware_small(problem) == vectorized.aware
-    for name in ("partition_set", "member_rack", "match"):
-        assert np.array_equal(getattr(small, name), getattr(vectorized, name)), name
 
 
 @settings(max_examples=300, deadline=None)

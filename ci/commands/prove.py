@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 from assigncheck.ci import args as checks
 
-if TYPE_CHECKING:  # z3 loads only when the verb runs
+if TYPE_CHECKING:  # z3 is imported only once the verb runs
+    from assigncheck.verify.models.base import Model
     from assigncheck.verify.prove import Bound
 
 # Z3 bounds: far past what proves in minutes (7 members x 12 partitions takes ~60 s), small enough that
@@ -60,10 +61,8 @@ def run(args: argparse.Namespace) -> int:
     from assigncheck.spec.errors import InputError
 
     require("assigncheck prove", "z3")
-    from assigncheck.verify.counterexamples import replay, save_counterexample
-    from assigncheck.verify.lemmas import LEMMAS, prove_lemma
     from assigncheck.verify.models import MODELS, get_model
-    from assigncheck.verify.prove import Bound, prove
+    from assigncheck.verify.prove import Bound
 
     bound = Bound(args.members, args.partitions, args.topics, args.generations)
     shapes = args.members * sum(math.comb(args.partitions, k) for k in range(1, args.topics + 1))
@@ -79,32 +78,50 @@ def run(args: argparse.Namespace) -> int:
         if given:
             raise InputError(flag, "applies only with --exhaustive TARGET")
     models = [get_model(n) for n in checks.distinct(args.assignor)] if args.assignor else list(MODELS.values())
-    refuted = False
-    if args.lemmas or not args.assignor:
-        print("lemmas (unbounded integers)")
-        for lemma in LEMMAS:
-            t0 = time.perf_counter()
-            status, cex = prove_lemma(lemma, args.seconds)
-            refuted |= status == "counterexample"
-            print(f"  {status:<14} {time.perf_counter() - t0:6.2f}s  {lemma.name}" + (f"  {cex}" if cex else ""))
+    refuted = _lemmas(args.seconds) if args.lemmas or not args.assignor else False
     for model in models:
-        result = prove(model, bound, args.seconds, stop_at_first=args.first, jobs=jobs)
-        cells = f" ({result.cells_composed} composed cells)" if result.cells_composed else ""
-        print(f"{model.name}  {bound}: {result.shapes_done}/{result.shapes_total} shapes{cells}, "
-              f"{result.seconds:.2f}s (CPU {result.cpu_seconds:.2f}s)")
-        for outcome in result.outcomes.values():
-            line = f"  {outcome.invariant:<24} {outcome.status}"
-            if outcome.note:
-                line += f" ({outcome.note})"
-            if outcome.status == "counterexample":
-                refuted = True
-                assert outcome.problem is not None  # a counterexample carries its problem
-                violations = replay(model, outcome.problem)
-                path = save_counterexample(model, outcome, violations, args.out)
-                seen = ", ".join(sorted({v.invariant for v in violations})) or "nothing (model only)"
-                line += f": {path} ({outcome.shape}); replay on impl: {seen}"
-            print(line, flush=True)
+        refuted |= _prove_model(model, bound, args, jobs)
     return 1 if refuted else 0
+
+
+def _lemmas(seconds: float) -> bool:
+    """Prove every quota lemma, a line each; was any refuted?"""
+    from assigncheck.verify.lemmas import LEMMAS, prove_lemma
+
+    refuted = False
+    print("lemmas (unbounded integers)")
+    for lemma in LEMMAS:
+        t0 = time.perf_counter()
+        status, cex = prove_lemma(lemma, seconds)
+        refuted |= status == "counterexample"
+        print(f"  {status:<14} {time.perf_counter() - t0:6.2f}s  {lemma.name}" + (f"  {cex}" if cex else ""))
+    return refuted
+
+
+def _prove_model(model: Model, bound: Bound, args: argparse.Namespace, jobs: int) -> bool:
+    """Prove one model's invariants within `bound`, a line each, each counterexample saved and replayed on the
+    implementation; was any refuted?"""
+    from assigncheck.verify.counterexamples import replay, save_counterexample
+    from assigncheck.verify.prove import prove
+
+    refuted = False
+    result = prove(model, bound, args.seconds, stop_at_first=args.first, jobs=jobs)
+    cells = f" ({result.cells_composed} composed cells)" if result.cells_composed else ""
+    print(f"{model.name}  {bound}: {result.shapes_done}/{result.shapes_total} shapes{cells}, "
+          f"{result.seconds:.2f}s (CPU {result.cpu_seconds:.2f}s)")
+    for outcome in result.outcomes.values():
+        line = f"  {outcome.invariant:<24} {outcome.status}"
+        if outcome.note:
+            line += f" ({outcome.note})"
+        if outcome.status == "counterexample":
+            refuted = True
+            assert outcome.problem is not None  # a counterexample carries its problem
+            violations = replay(model, outcome.problem)
+            path = save_counterexample(model, outcome, violations, args.out)
+            seen = ", ".join(sorted({v.invariant for v in violations})) or "nothing (model only)"
+            line += f": {path} ({outcome.shape}); replay on impl: {seen}"
+        print(line, flush=True)
+    return refuted
 
 
 def _exhaustive(args: argparse.Namespace, bound: Bound) -> int:

@@ -81,14 +81,25 @@ class StreamsReference:
         if not problem.clients:
             return Assignment.of(out)
         sizes = dict(problem.subtopologies)
-        total = problem.task_count
         quota = quotas(problem)
+        self._keep_previous(problem, out, quota, sizes)
+        self._deal_rest(problem, out, quota, sizes)
+        return Assignment.of(out)
+
+    @staticmethod
+    def _keep_previous(problem: StreamsProblem, out: dict[str, list[Task]], quota: dict[str, int],
+                       sizes: dict[str, int]) -> None:
+        """Each client keeps the mix of its valid previous active tasks that `kept_mix` gives it, up to its quota."""
         valid = valid_previous_actives(problem)
         for c in problem.clients:
             mine = valid[c.client_id]
             previous = {s: sorted(i for t, i in mine if t == s) for s in sorted({s for s, _ in mine})}
             keep = kept_mix({s: len(ix) for s, ix in previous.items()}, min(len(mine), quota[c.client_id]), sizes)
             out[c.client_id] = [(s, i) for s in previous for i in previous[s][: keep[s]]]
+
+    def _deal_rest(self, problem: StreamsProblem, out: dict[str, list[Task]], quota: dict[str, int],
+                   sizes: dict[str, int]) -> None:
+        """The tasks nobody kept, one per client in client-id order, round after round, to clients under quota."""
         kept = {t for tasks in out.values() for t in tasks}
         pool = {s: [i for i in range(n) if (s, i) not in kept] for s, n in sorted(sizes.items())}
         clients = sorted(problem.clients, key=lambda c: c.client_id)
@@ -97,9 +108,9 @@ class StreamsReference:
             for c in clients:
                 cid = c.client_id
                 if left and len(out[cid]) < quota[cid]:
-                    out[cid].append(self._pick(out[cid], set(iter_pairs(c.standby)), quota[cid], pool, sizes, total))
+                    out[cid].append(self._pick(out[cid], set(iter_pairs(c.standby)), quota[cid], pool, sizes,
+                                               problem.task_count))
                     left -= 1
-        return Assignment.of(out)
 
     @staticmethod
     def _pick(have: list[Task], standby: set[Task], quota: int, pool: dict[str, list[int]],

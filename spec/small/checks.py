@@ -316,8 +316,14 @@ def per_topic_spread_violations(problem: Problem, assignment: Assignment) -> lis
         if gave:
             least_given_up[m] = min(least_given_up.get(m, n_kept), n_kept)
     bad = sorted(m for m, low in least_given_up.items() if most[m] > low + 1)
-    if not bad:
-        return []
+    return _skewed_mix(problem, bad, groups, most, least_given_up, kept) if bad else []
+
+
+def _skewed_mix(problem: Problem, bad: list[int], groups: dict[tuple[int, str], list[int]], most: dict[int, int],
+                least_given_up: dict[int, int], kept: list[bool]) -> list[Violation]:
+    """The violation naming the members (positions `bad`) that kept more of one topic than of another they gave up
+    partitions of."""
+    valid = problem_view(problem).valid
     texts, parts = [], []
     for mi in bad[:CAP]:
         mine = sorted((t, k, gave) for (m, t), (k, gave) in groups.items() if m == mi)
