@@ -41,8 +41,6 @@ PROFILES = {
                     fuzz_execs=20000, campaign_instances=200_000, campaign_shards=32, campaign_s=3600,
                     budget_s=10.0, minimize_s=30, max_candidates=20, scale_s=600),
 }
-# After this many hangs in a row a stage stops sending problems to the target (a circuit breaker).
-HANGS_IN_A_ROW = 2
 
 
 @dataclass

@@ -10,7 +10,7 @@ reproducers, the fuzz corpus, the campaign rows) only when every stage is done, 
 is resumed or aggregated, and an interrupted run (Ctrl-C) leaves the previous reports as they were.
 
 A finding fails the gate only once its reproducer, replayed from the file alone in a fresh process, shows
-the same invariant broken (`ci.findings.confirm`).
+the same invariant broken (`ci.verdicts.confirm`).
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from assigncheck.ci.context import PROFILES, Context, ctrl_c_stops, stop_if_interrupted
-from assigncheck.ci.findings import confirm
 from assigncheck.ci.results import Finding, GateResult, StageResult
 from assigncheck.ci.stages import STAGES
+from assigncheck.ci.verdicts import confirm
 from assigncheck.run.calls import hang_limit
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.promises import Assignor

@@ -54,10 +54,10 @@ def _say(args: argparse.Namespace, answer: dict[str, Any]) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from assigncheck.findings.reproducers import codec_finding
     from assigncheck.formats.documents import load_json, problem_from_json
     from assigncheck.formats.reproducer import record_of
     from assigncheck.fuzz.harness import CodecTarget
-    from assigncheck.fuzz.triage import codec_finding
 
     if args.minimize is not None:
         checks.output_file(args.minimize, "--minimize")  # before the replay, not after the shrinking
@@ -119,8 +119,8 @@ def _target_ref(args: argparse.Namespace, record: Any) -> Any:
 
 def _replay(args: argparse.Namespace, ref: Any, problem: Any, invariant: str | None, budget: float,
             hang: float | None, seed: int, note: str) -> dict[str, Any]:
-    from assigncheck.ci.findings import H8_TRIES, reproduces
     from assigncheck.ci.target_flags import open_targets
+    from assigncheck.ci.verdicts import H8_TRIES, reproduces
     from assigncheck.spec.violations import judged_as
 
     (target,) = open_targets([ref])

@@ -12,11 +12,13 @@ import json
 import time
 from typing import Any
 
-from assigncheck.ci.context import HANGS_IN_A_ROW, Context
-from assigncheck.ci.findings import NOT_MINIMIZED, Candidate, settle
+from assigncheck.ci.context import Context
 from assigncheck.ci.results import StageResult, Work
+from assigncheck.ci.verdicts import Candidate, settle
+from assigncheck.findings.reproducers import NOT_MINIMIZED
 from assigncheck.findings.signature import raw_key
 from assigncheck.formats.documents import problem_from_json, write_atomic
+from assigncheck.run.breaker import HANGS_IN_A_ROW
 from assigncheck.spec.promises import Assignor, problem_kind
 from assigncheck.spec.violations import Violation
 
@@ -37,7 +39,7 @@ def _plot_rows(rows: list[dict[str, Any]], names: dict[str, str]) -> list[dict[s
 
 def _candidates(target: Assignor, per: dict[str, Any], budget_s: float) -> list[Candidate]:
     """The campaign's example problems per raw key, each with the violation the target shows on it."""
-    from assigncheck.ci.findings import check
+    from assigncheck.ci.verdicts import check
 
     found = []
     for key, info in per.get("raw", {}).items():

@@ -14,8 +14,8 @@ import time
 from pathlib import Path
 
 from assigncheck.ci.context import Context
-from assigncheck.ci.findings import from_files
 from assigncheck.ci.results import Finding, StageResult, Work
+from assigncheck.ci.verdicts import from_files
 from assigncheck.spec.promises import Assignor
 
 VECTORS = Path("tests/vectors")

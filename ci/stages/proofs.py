@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import time
 
-from assigncheck.ci.context import HANGS_IN_A_ROW, Context, stop_if_interrupted
-from assigncheck.ci.findings import Candidate, Collector, settle, write_reproducer
+from assigncheck.ci.context import Context, stop_if_interrupted
 from assigncheck.ci.results import Finding, StageResult, Work
+from assigncheck.ci.verdicts import Candidate, Collector, reproducers, settle
 from assigncheck.findings.signature import signature
+from assigncheck.run import breaker
 from assigncheck.spec.promises import Assignor, problem_kind
 from assigncheck.spec.violations import Violation, judged_as
 
@@ -83,8 +84,8 @@ def _replay(target: Assignor, model: object, bound: object, seconds: float, ctx:
     violation = Violation("model.conformance", f"Z3 model {getattr(model, 'name', '?')} disagrees with the code "
                                                f"({bound}): {what}")
     sig = signature(violation, problem)
-    path = write_reproducer(ctx, "proofs", target, problem, violation, ctx.seed, sig)
-    result.findings.append(Finding.of("proofs", target.name, violation, reproducer=path, seed=ctx.seed,
+    path = reproducers(ctx, "proofs", target).write(problem, violation, seed=ctx.seed, signature=sig)
+    result.findings.append(Finding.of("proofs", target.name, violation, reproducer=str(path), seed=ctx.seed,
                                       signature=sig))
     return found.checked - 1
 
@@ -108,7 +109,7 @@ def _exhaust(target: Assignor, ctx: Context) -> StageResult:
     # eager assignment, spec.invariants.cooperative_withhold).
     protocol = "cooperative" if target.promises.max_rounds else "eager"
     collector = Collector(ctx.profile.max_candidates)
-    deadline, checked, hangs, complete = time.monotonic() + seconds, 0, 0, True
+    deadline, checked, hangs, complete = time.monotonic() + seconds, 0, breaker.Breaker(), True
     for problem in problems(bound, protocol, equal_subscriptions=target.promises.equal_subscriptions_only,
                             gone=True, spread=True, seed=ctx.seed):
         stop_if_interrupted()
@@ -119,9 +120,8 @@ def _exhaust(target: Assignor, ctx: Context) -> StageResult:
         violations = list(report.violations) + z3_optima_violations(problem, dict(report.quality), target.promises)
         collector.offer(problem, violations, ctx.seed, f"small-scope exhaustive, {bound}")
         checked += 1
-        hangs = hangs + 1 if any(v.cause in ("hang", "cmd.hang") for v in violations) else 0
-        if hangs >= HANGS_IN_A_ROW:
-            result.notes.append(f"circuit breaker: the target hung {HANGS_IN_A_ROW} times in a row; stopped sending")
+        if hangs.count(breaker.hung(violations)):
+            result.notes.append(breaker.NOTE)
             complete = False
             break
     result.findings += settle("proofs", target, collector.candidates(), ctx)
