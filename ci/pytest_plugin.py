@@ -46,7 +46,7 @@ class AssignCheck:
               seed: int = 0, classpath: str | Sequence[str] = (), config: Mapping[str, str] | None = None) -> Any:
         """Run the stages on `assignor` (an object, or a target spec such as "java:CLASS", which also takes a
         `classpath`, as one os.pathsep-separated string or a list, and a `config` mapping)."""
-        from assigncheck.ci.pipeline import run_gate
+        from assigncheck.ci.pipeline import Plan, run_gate
         from assigncheck.formats.documents import load_problem, problem_to_json
         from assigncheck.formats.reproducer import TargetRef
         from assigncheck.impl.registry import Declared, load, probe
@@ -64,7 +64,7 @@ class AssignCheck:
             if promises is not None:
                 declared = Promises.parse(promises)
                 target = Declared(target, declared, TargetRef(target.name, declared.to_text()))
-        result = run_gate([target], self.profile, self.report_dir, stages or self.stages, seed)
+        result = run_gate([target], Plan.of(self.profile, self.report_dir, stages or self.stages), seed)
         if result.exit_code:
             lines = [f"assigncheck: {target.name} failed the {self.profile} gate:"]
             for f in [f for f in result.findings if f.fails][:5]:

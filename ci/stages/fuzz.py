@@ -15,6 +15,7 @@ from pathlib import Path
 
 from assigncheck.ci.context import Context
 from assigncheck.ci.results import Finding, StageResult, Work
+from assigncheck.ci.stages import each_target
 from assigncheck.ci.verdicts import from_files
 from assigncheck.spec.promises import Assignor
 
@@ -25,7 +26,7 @@ VECTORS = Path("tests/vectors")
 OUTSIDE_S = {"quick": 60.0, "full": 600.0}
 
 
-def run(target: Assignor, ctx: Context) -> StageResult:
+def check_target(target: Assignor, ctx: Context) -> StageResult:
     from assigncheck.fuzz.jobs import fuzz_target
     from assigncheck.impl.registry import BUILTINS, ref_of
 
@@ -52,3 +53,6 @@ def run(target: Assignor, ctx: Context) -> StageResult:
     result.seconds = time.monotonic() - started
     result.stats = {"exec/s": round(res.rate), "cov": res.cov}
     return result
+
+
+run = each_target("fuzz", check_target)

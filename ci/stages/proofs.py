@@ -8,6 +8,7 @@ import time
 
 from assigncheck.ci.context import Context, stop_if_interrupted
 from assigncheck.ci.results import Finding, StageResult, Work
+from assigncheck.ci.stages import each_target
 from assigncheck.ci.verdicts import Candidate, Collector, reproducers, settle
 from assigncheck.findings.signature import signature
 from assigncheck.run import breaker
@@ -130,7 +131,7 @@ def _exhaust(target: Assignor, ctx: Context) -> StageResult:
     return result
 
 
-def run(target: Assignor, ctx: Context) -> StageResult:
+def check_target(target: Assignor, ctx: Context) -> StageResult:
     started = time.monotonic()
     if problem_kind(target) == "streams":  # no symbolic model or enumeration of Streams task problems yet
         result = StageResult("proofs", target.name, stats={"skipped": "streams task problems"})
@@ -139,3 +140,6 @@ def run(target: Assignor, ctx: Context) -> StageResult:
         result = _prove(target, model, ctx) if model is not None else _exhaust(target, ctx)
     result.seconds = time.monotonic() - started
     return result
+
+
+run = each_target("proofs", check_target)

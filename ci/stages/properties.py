@@ -12,6 +12,7 @@ from typing import Any
 
 from assigncheck.ci.context import Context, stop_if_interrupted
 from assigncheck.ci.results import Finding, StageResult, Work
+from assigncheck.ci.stages import each_target
 from assigncheck.ci.verdicts import Collector, settle
 from assigncheck.run import breaker
 from assigncheck.spec.promises import Assignor, problem_kind
@@ -76,7 +77,7 @@ def promised_ids(target: Assignor) -> tuple[str, ...]:
     return tuple(ids)
 
 
-def run(target: Assignor, ctx: Context) -> StageResult:
+def check_target(target: Assignor, ctx: Context) -> StageResult:
     from hypothesis import HealthCheck, given, settings
     from hypothesis import seed as fix_seed
 
@@ -126,3 +127,6 @@ def run(target: Assignor, ctx: Context) -> StageResult:
     result.stats["failing_examples"] = collector.failing
     result.seconds = time.monotonic() - started
     return result
+
+
+run = each_target("properties", check_target)

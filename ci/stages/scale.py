@@ -23,6 +23,7 @@ from typing import Any
 
 from assigncheck.ci.context import Context, stop_if_interrupted
 from assigncheck.ci.results import Finding, StageResult, Work
+from assigncheck.ci.stages import each_target
 from assigncheck.ci.verdicts import Collector, reproducers, settle
 from assigncheck.generate import ladder
 from assigncheck.run import breaker
@@ -234,7 +235,7 @@ class _Ladder:
         return stats
 
 
-def run(target: Assignor, ctx: Context) -> StageResult:
+def check_target(target: Assignor, ctx: Context) -> StageResult:
     from assigncheck.run.gc import loaded_frozen
 
     started = time.monotonic()
@@ -256,3 +257,6 @@ def run(target: Assignor, ctx: Context) -> StageResult:
         result.notes.append(climb.stopped)
     result.seconds = time.monotonic() - started
     return result
+
+
+run = each_target("scale", check_target)
