@@ -39,11 +39,11 @@ def targets() -> list[Any]:
 
 
 def one_run(report_dir: Path) -> dict[str, Any]:
-    from assigncheck.ci.pipeline import run_gate
+    from assigncheck.ci.pipeline import Plan, run_gate
 
     loads = [os.getloadavg()[0]]
     started = time.monotonic()
-    result = run_gate(targets(), "quick", report_dir)
+    result = run_gate(targets(), Plan.of("quick", report_dir))
     loads.append(os.getloadavg()[0])
     work: dict[str, list[float]] = {}
     for s in result.stages:

@@ -33,13 +33,13 @@ def targets() -> list[str]:
 
 def measure(spec: str) -> tuple[int, int, float, int]:
     """(execs done, nominal execs, seconds, execs per second) of the gate's fuzz stage on `spec`."""
-    from assigncheck.ci.pipeline import run_gate
+    from assigncheck.ci.pipeline import Plan, run_gate
     from assigncheck.ci.target_flags import open_targets
     from assigncheck.formats.reproducer import TargetRef
 
     (target,) = open_targets([TargetRef(spec)])
     with tempfile.TemporaryDirectory() as d:
-        result = run_gate([target], "quick", Path(d) / "reports", ["fuzz"])
+        result = run_gate([target], Plan.of("quick", Path(d) / "reports", ["fuzz"]))
     close = getattr(target, "close", None)
     if close is not None:
         close()

@@ -6,7 +6,7 @@ runner is ours. `mutmut run` cannot test this repository as laid out: it copies 
 `impl/` folder (pyproject's `package-dir`), so the copied, mutated code is never imported and every
 mutant would "survive". Here each mutant's source is compiled in place of `assigncheck.impl.<module>`
 in `sys.modules` of a worker process, and the gate's own stages run on the built-in target that uses it:
-`ci.pipeline.run_gate([target], "quick", ..., stages=[stage])`, `properties` first, then `proofs` (when that
+`ci.pipeline.run_gate([target], Plan.of("quick", ..., [stage]))`, `properties` first, then `proofs` (when that
 stage exists) for the mutants `properties` did not kill. A mutant is killed by any finding, a stage error
 (the mutated module does not import) or by running past `MUTANT_TIMEOUT_S` (the worker is restarted).
 
@@ -170,7 +170,7 @@ def _declared(target: Any) -> Any:
 
 def judge(module: str, index: int, report_dir: Path, stages: tuple[str, ...] = STAGES) -> dict[str, Any]:
     """Run the gate's stages on the mutant until one kills it."""
-    from assigncheck.ci.pipeline import run_gate
+    from assigncheck.ci.pipeline import Plan, run_gate
 
     started = time.monotonic()
     verdict: dict[str, Any] = {"module": module, "index": index, "status": "survived", "by": None, "invariant": None}
@@ -188,7 +188,7 @@ def judge(module: str, index: int, report_dir: Path, stages: tuple[str, ...] = S
     verdict["stages_run"] = []
     for stage in stages:
         try:
-            result = run_gate([target], "quick", report_dir, stages=[stage])
+            result = run_gate([target], Plan.of("quick", report_dir, [stage]))
         except ModuleNotFoundError:
             continue  # that stage module is not in the tree (yet)
         except InputError as e:  # e.g. a mutated promise names no reference: the gate exits 2

@@ -117,22 +117,6 @@ def spark_master(text: str) -> str:
     return text
 
 
-def names_in(known: Sequence[str], what: str) -> Callable[[str], tuple[str, ...]]:
-    """A comma-separated, non-empty list of `known` names, repeats dropped, order kept."""
-
-    def parse(text: str) -> tuple[str, ...]:
-        names = tuple(dict.fromkeys(s.strip() for s in text.split(",")))
-        if not any(names):
-            raise InputError("", f"names no {what}; {what}s are {', '.join(known)}")
-        for name in names:
-            if name not in known:
-                raise InputError("", f"unknown {what} {name[:40]!r}; {what}s are {', '.join(known)}")
-        return names
-
-    parse.__name__ = f"{what} list"
-    return parse
-
-
 def distinct(items: Sequence[str] | None) -> list[str]:
     """A repeatable flag's values with repeats dropped (`--target a --target a` is one target)."""
     return list(dict.fromkeys(items or ()))

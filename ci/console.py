@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-from assigncheck.ci.results import GateResult, StageResult, Status
+from assigncheck.ci.results import GateResult, StageResult
+
+SHOWN = 20  # findings printed; the reports list every one
+MARKS = {"confirmed": "[red]✗[/]", "unconfirmed": "[yellow]?[/] unconfirmed:",
+         "unreachable": "[yellow]~[/] unreachable:"}
 
 
 def _cell(r: StageResult) -> str:
@@ -20,38 +25,47 @@ def _cell(r: StageResult) -> str:
     return text + (f" [yellow]+{other} not failing[/]" if other else "") + work
 
 
-def print_summary(result: GateResult, files: Mapping[str, Path]) -> None:
-    from rich.console import Console
+def _table(result: GateResult) -> Any:
+    """Targets × stages, a cell per stage result (the campaign's stage errors sit in the row `all`)."""
     from rich.markup import escape
     from rich.table import Table
 
-    console = Console(highlight=False)
     stages = list(dict.fromkeys(s.stage for s in result.stages))
     table = Table(title=f"assigncheck gate ({result.profile})")
     table.add_column("target")
     for stage in stages:
         table.add_column(stage)
     for target in (*result.targets, "all"):
-        cells = []
-        for stage in stages:
-            rs = [s for s in result.stages if s.target == target and s.stage == stage]
-            cells.append(" ".join(_cell(r) for r in rs))
+        cells = [" ".join(_cell(r) for r in result.stages if r.target == target and r.stage == stage)
+                 for stage in stages]
         if any(cells):
             table.add_row(escape(target), *cells)
-    console.print(table)
-    titles: dict[Status, str] = {"confirmed": "[red]✗[/]", "unconfirmed": "[yellow]?[/] unconfirmed:", "unreachable":
-              "[yellow]~[/] unreachable:"}
-    shown = 0
-    for status, mark in titles.items():
-        for f in result.by_status(status):
-            if shown == 20:
-                break
-            shown += 1
-            why = f" [dim]({escape(f.why[:160])})[/]" if f.why else ""
-            console.print(f"{mark} {escape(f.target)} / {f.stage} / {f.invariant}: {escape(f.message[:160])}{why}"
-                          + (f"\n    reproducer: {escape(f.reproducer)}" if f.reproducer else ""))
-    if len(result.findings) > shown:
-        console.print(f"... and {len(result.findings) - shown} more (see the reports)")
+    return table
+
+
+def _findings(result: GateResult) -> list[str]:
+    """The first SHOWN findings, confirmed first, each with why it is not failing and its reproducer."""
+    from rich.markup import escape
+
+    listed = [(status, f) for status in MARKS for f in result.by_status(status)]  # type: ignore[arg-type]
+    lines = []
+    for status, f in listed[:SHOWN]:
+        why = f" [dim]({escape(f.why[:160])})[/]" if f.why else ""
+        lines.append(f"{MARKS[status]} {escape(f.target)} / {f.stage} / {f.invariant}: {escape(f.message[:160])}{why}"
+                     + (f"\n    reproducer: {escape(f.reproducer)}" if f.reproducer else ""))
+    if len(result.findings) > SHOWN:
+        lines.append(f"... and {len(result.findings) - SHOWN} more (see the reports)")
+    return lines
+
+
+def print_summary(result: GateResult, files: Mapping[str, Path]) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+
+    console = Console(highlight=False)
+    console.print(_table(result))
+    for line in _findings(result):
+        console.print(line)
     for s in result.stages:
         if s.error:
             console.print(f"[red]stage error[/] {s.stage} / {escape(s.target)}: {escape(s.error)}")

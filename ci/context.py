@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 
 @dataclass(frozen=True)
@@ -41,8 +42,24 @@ PROFILES = {
                     fuzz_execs=20000, campaign_instances=200_000, campaign_shards=32, campaign_s=3600,
                     budget_s=10.0, minimize_s=30, max_candidates=20, scale_s=600),
 }
-# After this many hangs in a row a stage stops sending problems to the target (a circuit breaker).
-HANGS_IN_A_ROW = 2
+
+
+@dataclass(frozen=True)
+class Progress:
+    """An event of a gate run, for a progress display: a stage has `started` on a target ("all": on every
+    target at once), is `replaying` its findings, or is `done` with it (`steps`: the (stage, target) steps
+    that covers, of the run's stages × targets)."""
+
+    stage: str
+    target: str
+    event: Literal["started", "replaying", "done"]
+    detail: str = ""  # what the step does ("10,000 instances × 2 target(s)", "3 finding(s)")
+    steps: int = 1
+
+    def __str__(self) -> str:
+        what = f"replaying {self.detail} for {self.target}" if self.event == "replaying" else self.target
+        detail = f" ({self.detail})" if self.detail and self.event != "replaying" else ""
+        return f"{self.stage}: {what}{detail}"
 
 
 @dataclass
@@ -51,7 +68,7 @@ class Context:
     work_dir: Path  # this run's own directory; the gate publishes it into the report directory at the end
     seed: int = 0
     master: str | None = None
-    progress: Callable[[str], None] = field(default=lambda message: None)
+    progress: Callable[[Progress], None] = field(default=lambda event: None)
     h8_env: str = "PYTHONHASHSEED"  # H8 across processes: the variable two processes of a target differ in
 
 

@@ -2,15 +2,17 @@
 
 Stages, in order (`ci.stages`): `properties` (hypothesis over the spec's strategies), `proofs` (Z3 models for
 the built-in assignors that have one, small-scope exhaustive checking for the rest), `fuzz` (atheris),
-`campaign` (a Spark differential campaign). Every stage holds a target to the same promises: the target is
-loaded once from its reference (`impl.registry.load`), and worker processes load that same reference.
+`campaign` (a Spark differential campaign), `scale` (production-size problems, timed). Every stage holds a
+target to the same promises: the target is loaded once from its reference (`impl.registry.load`), and worker
+processes load that same reference.
 
-A run is stateless: it works in a directory of its own inside the report directory and publishes it (the
-reproducers, the fuzz corpus, the campaign rows) only when every stage is done, so nothing of an earlier run
-is resumed or aggregated, and an interrupted run (Ctrl-C) leaves the previous reports as they were.
+A run is planned first (`Plan.of`: the profile, the stages and the report directory, each checked once, before
+any target starts). It is stateless: it works in a directory of its own inside the report directory and
+publishes it (the reproducers, the fuzz corpus, the campaign rows) only when every stage is done, so nothing of
+an earlier run is resumed or aggregated, and an interrupted run (Ctrl-C) leaves the previous reports as they were.
 
 A finding fails the gate only once its reproducer, replayed from the file alone in a fresh process, shows
-the same invariant broken (`ci.findings.confirm`).
+the same invariant broken (`ci.verdicts.confirm`).
 """
 
 from __future__ import annotations
@@ -20,15 +22,13 @@ import os
 import shutil
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
-from functools import partial
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
-from assigncheck.ci.context import PROFILES, Context, ctrl_c_stops, stop_if_interrupted
-from assigncheck.ci.findings import confirm
+from assigncheck.ci.context import PROFILES, Context, Profile, Progress, ctrl_c_stops
 from assigncheck.ci.results import Finding, GateResult, StageResult
-from assigncheck.ci.stages import STAGES
+from assigncheck.ci.stages import STAGES, StageRun
+from assigncheck.ci.verdicts import confirm
 from assigncheck.run.calls import hang_limit
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.promises import Assignor
@@ -37,17 +37,34 @@ PUBLISHED = ("reproducers", "fuzz", "campaign")  # what a run leaves in the repo
 WORK_PREFIX = ".gate-run-"
 
 
-def _stage(name: str) -> Callable[..., Any]:
+@dataclass(frozen=True)
+class Plan:
+    """What a gate run does: the profile, the stages in order, the report directory (created, writable)."""
+
+    profile: Profile
+    stages: tuple[str, ...]
+    report_dir: Path
+
+    @classmethod
+    def of(cls, profile: str = "quick", report_dir: str | Path = "reports", stages: Sequence[str] = STAGES) -> Plan:
+        """The plan, or an InputError naming the flag, before any target starts or stage runs."""
+        from assigncheck.ci.args import output_dir
+
+        if profile not in PROFILES:
+            raise InputError("--profile", f"must be one of {', '.join(PROFILES)}, got {profile!r}")
+        stages = tuple(dict.fromkeys(stages))
+        if not stages:
+            raise InputError("--stages", f"name at least one stage; stages are {', '.join(STAGES)}")
+        for s in stages:
+            if s not in STAGES:
+                raise InputError("--stages", f"unknown stage {s[:40]!r}; stages are {', '.join(STAGES)}")
+        if str(report_dir) == "":
+            raise InputError("--report-dir", "must not be empty")
+        return cls(PROFILES[profile], stages, output_dir(report_dir, "--report-dir"))
+
+
+def _stage(name: str) -> StageRun:
     return importlib.import_module(f"assigncheck.ci.stages.{name}").run
-
-
-def check_report_dir(report_dir: str | Path) -> Path:
-    """The report directory, created if need be; an InputError before any stage runs if it cannot be one."""
-    from assigncheck.ci.args import output_dir
-
-    if str(report_dir) == "":
-        raise InputError("--report-dir", "must not be empty")
-    return output_dir(report_dir, "--report-dir")
 
 
 def _load() -> tuple[float, list[str]]:
@@ -58,58 +75,38 @@ def _load() -> tuple[float, list[str]]:
     return load, busy if load > cores else []
 
 
-def run_gate(targets: Sequence[Assignor], profile: str = "quick", report_dir: str | Path = "reports",
-             stages: Sequence[str] = STAGES, seed: int = 0, master: str | None = None,
-             progress: Callable[[str], None] | None = None, h8_env: str = "PYTHONHASHSEED") -> GateResult:
-    if profile not in PROFILES:
-        raise InputError("--profile", f"must be one of {', '.join(PROFILES)}, got {profile!r}")
-    if not stages:
-        raise InputError("--stages", "name at least one stage")
-    for s in stages:
-        if s not in STAGES:
-            raise InputError("--stages", f"unknown stage {s!r}; stages are {', '.join(STAGES)}")
-    root = check_report_dir(report_dir)
-    work = root / f"{WORK_PREFIX}{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
+def run_gate(targets: Sequence[Assignor], plan: Plan, seed: int = 0, master: str | None = None,
+             progress: Callable[[Progress], None] | None = None, h8_env: str = "PYTHONHASHSEED") -> GateResult:
+    """Every stage of `plan` on every target; `progress` hears of each step as it starts, replays and ends."""
+    work = plan.report_dir / f"{WORK_PREFIX}{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
     work.mkdir(parents=True)
-    ctx = Context(PROFILES[profile], work, seed, master, progress or (lambda message: None), h8_env)
+    ctx = Context(plan.profile, work, seed, master, progress or (lambda event: None), h8_env)
     load, notes = _load()
-    result = GateResult(profile, tuple(t.name for t in targets), notes=notes, load=load)
+    result = GateResult(plan.profile.name, tuple(t.name for t in targets), notes=notes, load=load)
     started = time.monotonic()
     try:
         with ctrl_c_stops():
-            _run_stages(stages, targets, ctx, result)
+            for stage in plan.stages:
+                for done in _stage(stage)(targets, ctx):
+                    result.stages.append(_confirmed(done, targets, ctx))
         result.seconds = time.monotonic() - started
-        _publish(work, root, result)
+        _publish(work, plan.report_dir, result)
     except BaseException:  # Ctrl-C or a usage error: the previous reports stay as they were
         shutil.rmtree(work, ignore_errors=True)
         raise
     return result
 
 
-def _run_stages(stages: Sequence[str], targets: Sequence[Assignor], ctx: Context, result: GateResult) -> None:
-    for stage in stages:
-        run = _stage(stage)
-        if stage == "campaign":  # one Spark campaign covers every target at once
-            ctx.progress(f"campaign: {ctx.profile.campaign_instances} instances × {len(targets)} target(s)")
-            done = _guarded(partial(run, list(targets), ctx), stage, "all")
-        else:
-            done = []
-            for target in targets:
-                stop_if_interrupted()
-                ctx.progress(f"{stage}: {target.name}")
-                done += _guarded(partial(_one, run, target, ctx), stage, target.name)
-        result.stages += [_confirmed(r, targets, ctx) for r in done]
-
-
 def _confirmed(stage: StageResult, targets: Sequence[Assignor], ctx: Context) -> StageResult:
     """The stage's findings, each confirmed by a replay in a fresh process (or not), and its work checked."""
     by_name = {t.name: t for t in targets}
     if stage.findings:
-        ctx.progress(f"{stage.stage}: replaying {len(stage.findings)} finding(s) for {stage.target}")
+        ctx.progress(Progress(stage.stage, stage.target, "replaying", f"{len(stage.findings)} finding(s)"))
         stage.findings = confirm(stage.findings, lambda f: by_name.get(f.target), ctx,
                                  4 * hang_limit(ctx.profile.budget_s) + 60)
     if stage.work is not None and stage.work.short:
         stage.notes.append(f"ran {stage.work}: under half of its nominal work")
+    ctx.progress(Progress(stage.stage, stage.target, "done", steps=len(targets) if stage.target == "all" else 1))
     return stage
 
 
@@ -132,18 +129,3 @@ def _publish(work: Path, root: Path, result: GateResult) -> None:
     for stage in result.stages:
         stage.findings = [moved(f) for f in stage.findings]
     shutil.rmtree(work, ignore_errors=True)
-
-
-def _one(run: Callable[[Assignor, Context], StageResult], target: Assignor, ctx: Context) -> list[StageResult]:
-    return [run(target, ctx)]
-
-
-def _guarded(call: Callable[[], Any], stage: str, target: str) -> list[StageResult]:
-    """A stage that breaks is reported as a stage error, never as a harness traceback."""
-    started = time.monotonic()
-    try:
-        return list(call())
-    except InputError:
-        raise
-    except Exception as e:  # noqa: BLE001 - reported in every report, and fails the gate
-        return [StageResult(stage, target, time.monotonic() - started, error=f"{type(e).__name__}: {e}")]

@@ -19,9 +19,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from assigncheck.ci.context import HANGS_IN_A_ROW, Context, stop_if_interrupted
+from assigncheck.ci.context import Context, stop_if_interrupted
 from assigncheck.ci.results import StageResult, Work
 from assigncheck.formats.reproducer import TargetRef
+from assigncheck.run import breaker
 from assigncheck.spec.errors import FormatError, InputError, TargetFailure
 from assigncheck.spec.model import AnyProblem, Assignment, Problem, StreamsProblem
 from assigncheck.spec.promises import Assignor
@@ -80,7 +81,7 @@ class Pair:
         self.procs = [in_own_process(ref, {processes.env: v}, f"{name} ({processes.env}={v})")
                       for v in processes.values]
         self._warm = False
-        self.hangs = 0  # calls in a row that hit the hang limit (a circuit breaker's count)
+        self.hangs = breaker.Breaker()  # counts the calls in a row that hit the hang limit
 
     def start(self) -> None:
         """Start both now: they load the target while the stage goes on."""
@@ -126,7 +127,7 @@ class Pair:
             out: Assignment | Violation = run_assignor(self.procs[k], problem, budget_s, hang_s)
         except AssignorFailed as f:
             out = f.violation
-        self.hangs = self.hangs + 1 if isinstance(out, Violation) and out.cause in ("hang", "cmd.hang") else 0
+        self.hangs.count(isinstance(out, Violation) and breaker.hung([out]))
         return out
 
     def compare(self, problem: AnyProblem, budget_s: float, hang_s: float | None = None) -> list[Violation]:
@@ -170,7 +171,7 @@ class Sample:
     why_not: str = ""
 
     def __post_init__(self) -> None:
-        from assigncheck.ci.findings import loadable
+        from assigncheck.ci.verdicts import loadable
         from assigncheck.impl.registry import ref_of
 
         self.size, self.seconds = SAMPLE.get(self.ctx.profile.name, SAMPLE["quick"])
@@ -201,7 +202,7 @@ class Sample:
     def settle(self, stage: str, result: StageResult) -> None:
         """Compare the sample in the two processes and add the findings, the work done and any note to
         `result`."""
-        from assigncheck.ci.findings import Collector, settle
+        from assigncheck.ci.verdicts import Collector, settle
 
         label = f"H8 across processes ({self.processes})"
         if self.pair is None:
@@ -213,7 +214,7 @@ class Sample:
         try:
             for at, problem in enumerate(self.problems):
                 stop_if_interrupted()
-                if time.monotonic() > deadline or self.pair.hangs >= HANGS_IN_A_ROW:
+                if time.monotonic() > deadline or self.pair.hangs.open:
                     break
                 if at % CHUNK == 0:
                     self.pair.prefetch(self.problems[at:at + CHUNK], budget)
@@ -222,13 +223,12 @@ class Sample:
         except NotCompared as e:
             result.notes.append(f"{label}: not checked: {e}")
             return
-        pair = self.pair
+        pair, stopped = self.pair, self.pair.hangs.open  # before minimizing calls it again
         result.findings += settle(stage, self.target, collector.candidates(), self.ctx,
-                                  check_fn=lambda p, cand: pair.compare(p, budget),
+                                  judge=lambda p: pair.compare(p, budget),
                                   extra={"processes": self.processes.to_json()})
-        if self.pair.hangs >= HANGS_IN_A_ROW:
-            result.notes.append(f"{label}: circuit breaker: the target hung {HANGS_IN_A_ROW} times in a row; "
-                                "stopped sending")
+        if stopped:
+            result.notes.append(f"{label}: {breaker.NOTE}")
         work = Work(compared, min(self.size, self.seen), "problems")
         result.stats["h8_processes"] = f"{work} ({self.processes})"
         if work.short:

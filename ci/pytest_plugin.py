@@ -53,7 +53,7 @@ class AssignCheck:
               seed: int = 0, classpath: str | Sequence[str] = (), config: Mapping[str, str] | None = None) -> Any:
         """Run the stages on `assignor` (an object, or a target spec such as "java:CLASS", which also takes a
         `classpath`, as one os.pathsep-separated string or a list, and a `config` mapping)."""
-        from assigncheck.ci.pipeline import run_gate
+        from assigncheck.ci.pipeline import Plan, run_gate
         from assigncheck.spec.errors import InputError
 
         stages = tuple(stages or self.stages)
@@ -65,7 +65,7 @@ class AssignCheck:
             target, root = _object_target(assignor, promises, stages)
             how = _how_to_replay(target, root)
         with _on_python_path(root):
-            result = run_gate([target], self.profile, self.report_dir, stages, seed)
+            result = run_gate([target], Plan.of(self.profile, self.report_dir, stages), seed)
         if result.exit_code:
             noted = not isinstance(assignor, str) and root is None  # its files say how to replay them
             pytest.fail(_failure(result, target.name, self.profile, how, noted), pytrace=False)

@@ -16,14 +16,14 @@ from assigncheck.ci.results import STATUSES, Finding, GateResult, StageResult
 from assigncheck.formats.documents import write_atomic
 
 
-def write_all(result: GateResult, report_dir: str | Path, rows: Sequence[dict[str, Any]] = ()) -> dict[str, Path]:
-    """All four reports; `rows` are per-instance campaign rows (sizes, time, quality) for the plots."""
+def write_all(result: GateResult, report_dir: str | Path) -> dict[str, Path]:
+    """All four reports."""
     out = Path(report_dir)
     return {
         "junit": write_atomic(out / "junit.xml", junit_xml(result)),
         "json": write_atomic(out / "report.json", json.dumps(result.to_json(), indent=1) + "\n"),
         "markdown": write_atomic(out / "summary.md", markdown(result)),
-        "html": write_atomic(out / "report.html", html_page(result, rows)),
+        "html": write_atomic(out / "report.html", html_page(result)),
     }
 
 
@@ -219,8 +219,10 @@ def _plots(result: GateResult, rows: Sequence[dict[str, Any]]) -> list[tuple[str
     return plots
 
 
-def html_page(result: GateResult, rows: Sequence[dict[str, Any]] = ()) -> str:
+def html_page(result: GateResult) -> str:
+    """The page, with plots of the stages' per-instance rows (the campaign's sizes, times and quality)."""
     esc = html.escape
+    rows = [r for s in result.stages for r in s.rows]
     table_rows = "".join(
         f"<tr class='{'ok' if s.ok else 'bad'}'><td>{esc(s.target)}</td><td>{esc(s.stage)}</td>"
         f"<td>{'skipped' if s.skipped else 'pass' if s.ok else 'ERROR' if s.error else 'FAIL'}</td>"

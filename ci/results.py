@@ -70,6 +70,7 @@ class StageResult:
     promises: str | None = None  # the promises enforced, as `--promises` text ("" = H1-H8 only)
     work: Work | None = None
     notes: list[str] = field(default_factory=list)  # warnings: short work, circuit breaker, protocol notes
+    rows: list[dict[str, Any]] = field(default_factory=list)  # per-instance measures (campaign) for the plots
 
     @property
     def ok(self) -> bool:
@@ -93,6 +94,7 @@ class StageResult:
 
     def to_json(self) -> dict[str, Any]:
         doc = asdict(self)
+        del doc["rows"]  # plotted in the HTML report; the campaign's Parquet rows hold them all
         doc["ok"] = self.ok
         doc["work"] = None if self.work is None else {**asdict(self.work), "short": self.work.short}
         return doc

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from assigncheck.findings.reproducers import Filed, Reproducers, write_codec
 from assigncheck.findings.signature import signature
 from assigncheck.formats import wire as codec
 from assigncheck.formats.reproducer import TargetRef
@@ -130,6 +132,14 @@ class AssignorTarget:
         """Whether `problem` breaks `invariant` (with this crash `cause`, when given)."""
         return any(v.invariant == invariant and cause in (None, v.cause) for v in self.check(problem))
 
+    def file(self, finding: Finding, out_dir: str | Path, *, seed: int | None = None, minimize_s: float = 20.0
+             ) -> Filed:
+        """The finding's minimized reproducer, unless its signature is on disk already (`findings.reproducers`;
+        a job may find another job's file there)."""
+        filing = Reproducers.of(out_dir, "fuzz", self.assignor, self.budget_s, self.ref)
+        return filing.file(finding.problem, finding.violation, self.check, seed=self.seed if seed is None else seed,
+                           minimize_s=minimize_s, data=finding.data)
+
 
 class CodecTarget:
     """One wire decoder: junk must give `WireFormatError`; what decodes must re-encode to itself."""
@@ -151,6 +161,10 @@ class CodecTarget:
         if again != message:
             return Violation("codec.roundtrip", f"{self.spec}: {message!r} re-encodes to {again!r}")
         return None
+
+    def file(self, violation: Violation, data: bytes, out_dir: str | Path, seed: int | None = None) -> Path | None:
+        """The finding's reproducer (its input bytes); None when that input's file is on disk already."""
+        return write_codec(out_dir, self.spec, violation, data, seed)
 
 
 def kind_of(spec: str) -> str:

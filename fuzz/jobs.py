@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from assigncheck.fuzz.triage import slug
+from assigncheck.findings.reproducers import slug
 
 STATUS = re.compile(r"^#(\d+)\s+\w+\s+cov: (\d+).*?exec/s: (\d+)")
 FINDING = re.compile(r"^FINDING (new|known) (\S+) (.+)$")

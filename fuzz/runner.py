@@ -76,7 +76,6 @@ class Job:
     def __call__(self, data: bytes) -> None:
         from assigncheck.findings.signature import raw_key, telling
         from assigncheck.fuzz.harness import AssignorTarget
-        from assigncheck.fuzz.triage import record, record_codec
 
         if isinstance(self.target, AssignorTarget):
             for finding in self.target.run(data):
@@ -84,7 +83,7 @@ class Job:
                 mine = telling(finding.problem)
                 if len(known) >= self.PER_KEY or any(f <= mine for f in known):
                     continue
-                written = record(self.target, finding, self.out, seed=self.seed, minimize_s=self.minimize_s)
+                written = self.target.file(finding, self.out, seed=self.seed, minimize_s=self.minimize_s)
                 kept = load_problem_quietly(written.path)
                 known.append((telling(kept) if kept is not None else frozenset()) or mine)
                 print(f"FINDING {'new' if written.new else 'known'} {finding.violation.invariant} {written.path}",
@@ -93,7 +92,7 @@ class Job:
         violation = self.target.run(data)
         if violation is not None and violation.message not in self.seen:
             self.seen.add(violation.message)
-            path = record_codec(self.target.spec, violation, data, self.out, self.seed)
+            path = self.target.file(violation, data, self.out, self.seed)
             print(f"FINDING {'new' if path else 'known'} {violation.invariant} {path}", file=sys.stderr, flush=True)
 
 

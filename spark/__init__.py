@@ -6,6 +6,6 @@
 - `session`: the one place a SparkSession is made, and `--master` checks; `standalone`: a one-machine
   standalone cluster from pyspark's own launcher (the cluster test and the campaign benchmark use it).
 
-It sits between `ci` and `verify`/`fuzz` (it uses the fuzz engine's jobs and triage), and is the only package
+It sits between `ci` and `verify`/`fuzz` (it uses the fuzz engine's jobs and the findings path), and is the only package
 that imports pyspark, always lazily: `assigncheck assign` never starts a JVM.
 """

@@ -18,10 +18,11 @@ from __future__ import annotations
 import json
 import re
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from assigncheck.formats.documents import open_manifest, parse_json, write_atomic
+from assigncheck.formats.documents import open_manifest, parse_json, problem_from_json, write_atomic
 from assigncheck.spark.diff_shards import NO_LIMITS, CampaignSpec, Limits, ShardResult, run_shards
 from assigncheck.spark.diff_summary import (
     EXAMPLES_PER_INVARIANT,
@@ -95,21 +96,87 @@ def run_campaign(
 ) -> dict[str, Any]:
     """Run (or resume) a campaign and write its summary; returns the summary document. `limits` may cut the
     run short (a deadline, the circuit breaker); the summary's `unchecked` counts say by how much."""
-    from assigncheck.formats.reproducer import TargetRef
-    from assigncheck.impl.registry import load
-    from assigncheck.spark.session import check_master, get_session, under_spark_submit
-
-    check_master(master)  # a bad --master is one line before any work, not a JVM stack trace
-    if executor not in ("auto", "spark", "plain"):
-        raise InputError("--executor", f"must be auto, spark or plain, got {executor!r}")
-    for target in spec.targets:  # a bad --target is an InputError here, not a stack trace from an executor
-        load(TargetRef.parse(target))
+    executor = _checked(spec, executor, master)
     root = open_campaign(spec, out)
     if executor == "auto":
         big = spec.instances * len(spec.targets) >= PLAIN_THRESHOLD
-        executor = "spark" if master or big or under_spark_submit() else "plain"
+        executor = "spark" if master or big or _under_spark_submit() else "plain"
     done = finished_shards(spec, root)
     todo = [s for s in range(spec.shards) if s not in done and spec.shard_size(s) > 0]
+    ran = _run(spec, root, todo, executor, master, limits)
+    t0 = time.perf_counter()
+    if executor == "spark" and committed_rows(spec, root) > PLAIN_AGGREGATE_ROWS:
+        ran.session = ran.session or _session(master)
+        summary, aggregator = aggregate_spark(ran.session, spec, root, examples), "spark-sql"
+    else:
+        summary, aggregator = aggregate_plain(spec, root, examples), "pyarrow"
+    summary["run"] = ran.said(spec, executor, master, len(done), aggregator, time.perf_counter() - t0)
+    for t in summary["targets"].values():
+        t["unchecked"] = spec.instances - t["rows"]
+    write_atomic(root / SUMMARY, json.dumps(summary, indent=1, sort_keys=True) + "\n")
+    _write_reproducers(root, summary, limits.budget_s)
+    return summary
+
+
+def _checked(spec: CampaignSpec, executor: str, master: str | None) -> str:
+    """The flags, each refused in one line before any work (a bad --master is not a JVM stack trace, a bad
+    --target not a stack trace from an executor)."""
+    from assigncheck.formats.reproducer import TargetRef
+    from assigncheck.impl.registry import load
+    from assigncheck.spark.session import check_master
+
+    check_master(master)
+    if executor not in ("auto", "spark", "plain"):
+        raise InputError("--executor", f"must be auto, spark or plain, got {executor!r}")
+    for target in spec.targets:
+        load(TargetRef.parse(target))
+    return executor
+
+
+def _under_spark_submit() -> bool:
+    from assigncheck.spark.session import under_spark_submit
+
+    return under_spark_submit()
+
+
+def _session(master: str | None) -> Any:
+    from assigncheck.spark.session import get_session
+
+    return get_session(master)
+
+
+@dataclass
+class _Ran:
+    """The shards this run ran: their results, the session that ran them (None: in this process), the times."""
+
+    results: list[ShardResult]
+    session: Any
+    startup_seconds: float
+    seconds: float
+
+    def said(self, spec: CampaignSpec, executor: str, master: str | None, already_done: int, aggregator: str,
+             aggregate_seconds: float) -> dict[str, Any]:
+        """The summary's `run` section."""
+        fresh = [r for r in self.results if not r.skipped]
+        rows = sum(r.rows for r in fresh)
+        return {
+            "executor": executor if executor == "plain" else f"spark {_master(self.session, master)}",
+            "shards_total": spec.shards,
+            "shards_already_done": already_done,
+            "shards_run": len(fresh),
+            "rows_run": rows,
+            "startup_seconds": round(self.startup_seconds, 3),
+            "seconds": round(self.seconds, 3),
+            "rows_per_second": round(rows / self.seconds, 1) if fresh and self.seconds > 0 else None,
+            "cpu_seconds": round(sum(r.cpu_seconds for r in fresh), 3),
+            "aggregator": aggregator,
+            "aggregate_seconds": round(aggregate_seconds, 3),
+        }
+
+
+def _run(spec: CampaignSpec, root: Path, todo: list[int], executor: str, master: str | None, limits: Limits
+         ) -> _Ran:
+    """Run the shards left to do: on Spark (started only when a shard is left) or in this process."""
     session, startup_seconds = None, 0.0
     if todo and executor == "spark":
         t0 = time.perf_counter()
@@ -122,34 +189,7 @@ def run_campaign(
         results = _run_spark(session, spec, root, todo, limits)
     else:
         results = list(run_shards(spec, str(root), todo, limits))
-    run_seconds = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    if executor == "spark" and committed_rows(spec, root) > PLAIN_AGGREGATE_ROWS:
-        session = session or get_session(master)
-        summary, aggregator = aggregate_spark(session, spec, root, examples), "spark-sql"
-    else:
-        summary, aggregator = aggregate_plain(spec, root, examples), "pyarrow"
-    aggregate_seconds = time.perf_counter() - t0
-    fresh = [r for r in results if not r.skipped]
-    rows_run = sum(r.rows for r in fresh)
-    summary["run"] = {
-        "executor": executor if executor == "plain" else f"spark {_master(session, master)}",
-        "shards_total": spec.shards,
-        "shards_already_done": len(done),
-        "shards_run": len(fresh),
-        "rows_run": rows_run,
-        "startup_seconds": round(startup_seconds, 3),
-        "seconds": round(run_seconds, 3),
-        "rows_per_second": round(rows_run / run_seconds, 1) if fresh and run_seconds > 0 else None,
-        "cpu_seconds": round(sum(r.cpu_seconds for r in fresh), 3),
-        "aggregator": aggregator,
-        "aggregate_seconds": round(aggregate_seconds, 3),
-    }
-    for t in summary["targets"].values():
-        t["unchecked"] = spec.instances - t["rows"]
-    write_atomic(root / SUMMARY, json.dumps(summary, indent=1, sort_keys=True) + "\n")
-    _write_reproducers(root, summary, limits.budget_s)
-    return summary
+    return _Ran(results, session, startup_seconds, time.perf_counter() - t0)
 
 
 def _master(session: Any, master: str | None) -> str:
@@ -164,21 +204,21 @@ def _master(session: Any, master: str | None) -> str:
 
 
 def _write_reproducers(root: Path, summary: dict[str, Any], budget_s: float) -> None:
-    """A few raw reproducers per (target, invariant), each replayable alone (`assigncheck replay FILE`)."""
-    from assigncheck.formats.reproducer import Record, TargetRef, save
-    from assigncheck.run.calls import hang_limit
+    """A few raw reproducers per (target, invariant), each replayable alone (`assigncheck replay FILE`), named
+    by their instance (`findings.reproducers`)."""
+    from assigncheck.findings.reproducers import Reproducers
+    from assigncheck.formats.reproducer import TargetRef
+    from assigncheck.spec.violations import Violation
 
     for target, per_target in summary["targets"].items():
-        ref = TargetRef.parse(target)
+        filing = Reproducers(root / "reproducers", "campaign", TargetRef.parse(target), budget_s)
         for invariant, info in per_target["violations"].items():
             for ex in info["examples"]:
-                name = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{ref.spec}-{invariant}-{ex['instance']}")[:150]
                 message = next((m for m in ex["messages"] if m.startswith(f"{invariant}:")), "")
-                record = Record(ref, invariant, stage="campaign", seed=0, budget_s=budget_s,
-                                hang_s=hang_limit(budget_s), message=message,
-                                extra={"instance": ex["instance"], "campaign": summary["campaign_id"]})
-                save(parse_json(ex["reproducer"], "reproducer"), record, root / "reproducers" / f"{name}.json",
-                     f"assignor: {ref.spec}. campaign finding, instance {ex['instance']}: {message}")
+                filing.write(problem_from_json(parse_json(ex["reproducer"], "reproducer")),
+                             Violation(invariant, message), seed=0, distinct=ex["instance"],
+                             how=f"instance {ex['instance']}",
+                             extra={"instance": ex["instance"], "campaign": summary["campaign_id"]})
 
 
 def read_rows(spec: CampaignSpec, out: str | Path) -> list[dict[str, Any]]:

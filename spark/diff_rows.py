@@ -11,6 +11,7 @@ from typing import Any
 import pyarrow as pa
 
 from assigncheck.generate.seeded import PROFILES, generate
+from assigncheck.run.breaker import HANG_CAUSES
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.model import AnyProblem, StreamsProblem
 
@@ -199,6 +200,7 @@ def check_row(spec_name: str, instance: Any, instance_name: str, shard: int, k: 
 
 
 def hung(row: dict[str, Any]) -> bool:
-    return any(key.startswith("H7|") and key.split("|", 1)[1] in ("hang", "cmd.hang") for key in row["raw_keys"])
+    """Whether the row's call hit the hang limit (`run.breaker`)."""
+    return any(key.startswith("H7|") and key.split("|", 1)[1] in HANG_CAUSES for key in row["raw_keys"])
 
 

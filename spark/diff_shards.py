@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from assigncheck.generate.seeded import PROFILES, generate
+from assigncheck.run.breaker import HANGS_IN_A_ROW, Breaker
 from assigncheck.run.gc import freeze_loaded
 from assigncheck.spark.diff_rows import ROW_SCHEMA, check_row, hung, instance_id, loaded_target
 from assigncheck.spec.errors import InputError
@@ -76,7 +77,7 @@ class Limits:
 
     budget_s: float = 10.0
     deadline: float | None = None
-    hangs_in_a_row: int = 2
+    hangs_in_a_row: int = HANGS_IN_A_ROW
 
 
 NO_LIMITS = Limits()
@@ -85,17 +86,17 @@ NO_LIMITS = Limits()
 def shard_rows(spec: CampaignSpec, shard: int, limits: Limits = NO_LIMITS) -> Iterator[dict[str, Any]]:
     """Every row of one shard, in (k, target) order; instance k comes from (seed, shard, k) alone. Past the
     deadline, or for a target whose circuit breaker opened, instances are left out (see `Limits`)."""
-    hangs = dict.fromkeys(spec.targets, 0)
+    breakers = {target: Breaker(limits.hangs_in_a_row) for target in spec.targets}
     for k in range(spec.shard_size(shard)):
         if limits.deadline is not None and time.time() > limits.deadline:
             return
         instance = generate(spec.profile, spec.seed, shard, k)
         name = instance_id(spec.profile, spec.seed, shard, k)
         for target in spec.targets:
-            if hangs[target] >= limits.hangs_in_a_row:
+            if breakers[target].open:
                 continue
             row = check_row(target, instance, name, shard, k, limits.budget_s)
-            hangs[target] = hangs[target] + 1 if hung(row) else 0
+            breakers[target].count(hung(row))
             yield row
 
 

@@ -3,7 +3,7 @@
 Each round, every target gets `tasks` tasks; a task is one libFuzzer run in a subprocess (libFuzzer exits the
 process it runs in, so never inside a Spark worker) with its own seed, a slice of the target's merged corpus
 and a time budget. Afterwards the driver merges the new corpus entries (content-addressed, so duplicates
-vanish) and turns crash artifacts into minimized reproducers with `fuzz.triage` (deduplicated by signature).
+vanish) and turns crash artifacts into minimized reproducers with `findings.reproducers` (deduplicated by signature).
 
 Layout of the campaign directory::
 
@@ -11,7 +11,7 @@ Layout of the campaign directory::
     corpus/<target>/<sha1>                   the merged corpus, one file per distinct input
     rounds/<r>/<target>/<task>/{in,new,artifacts}/   what each task saw and produced
     rounds/<r>/_DONE                         the round's commit marker (a resumed campaign skips it)
-    reproducers/*.json                       minimized findings (fuzz.triage file names)
+    reproducers/*.json                       minimized findings (`findings.reproducers` file names)
     summary.json
 """
 
@@ -28,8 +28,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from assigncheck.findings.reproducers import slug
 from assigncheck.formats.documents import load_json, open_manifest, write_atomic
-from assigncheck.fuzz.triage import slug
 from assigncheck.spec.errors import InputError
 
 MANIFEST = "fuzz-campaign.json"
@@ -84,7 +84,7 @@ def _execs(stderr: str) -> int:
 
 def run_task(task: FuzzTask) -> dict[str, Any]:
     """One `fuzz.runner` job in a subprocess (the body of a Spark task): it fuzzes `in/` as seeds, writes new
-    corpus entries to `new/` and findings (minimized by `fuzz.triage` as it goes) to `findings/`."""
+    corpus entries to `new/` and findings (minimized by `findings.reproducers` as it goes) to `findings/`."""
     work = Path(task.workdir)
     new, findings = work / "new", work / "findings"
     cmd = [sys.executable, "-m", TASK_RUNNER, "--target", task.target, "--out", str(findings), "--corpus", str(new),
@@ -159,9 +159,9 @@ def _merge(task: FuzzTask, corpus: Path) -> int:
 
 def _collect(task: FuzzTask, reproducers: Path) -> list[dict[str, Any]]:
     """Move a task's findings into the campaign's reproducers. File names carry the finding's signature
-    (`fuzz.triage`), so a finding already there from another task or round is a duplicate and dropped.
+    (`findings.reproducers`), so a finding already there from another task or round is a duplicate and dropped.
     A libFuzzer artifact (the harness itself crashed or hung) is re-run here and recorded the same way."""
-    from assigncheck.fuzz import harness, triage
+    from assigncheck.fuzz import harness
 
     found = []
     findings = Path(task.workdir) / "findings"
@@ -179,10 +179,10 @@ def _collect(task: FuzzTask, reproducers: Path) -> list[dict[str, Any]]:
         data = path.read_bytes()
         if isinstance(target, harness.CodecTarget):
             violation = target.run(data)
-            written = violation and triage.record_codec(task.target, violation, data, reproducers, seed=task.seed)
+            written = violation and target.file(violation, data, reproducers, seed=task.seed)
         else:
             for finding in target.run(data):
-                recorded = triage.record(target, finding, reproducers, seed=task.seed)
+                recorded = target.file(finding, reproducers, seed=task.seed)
                 if recorded.new:  # a known one is already listed
                     found.append({"file": recorded.path.name, "new": True})
             continue
@@ -234,7 +234,7 @@ def run_fuzz_campaign(campaign: FuzzCampaign, out: str | Path, *, executor: str 
 
 
 def _invariant_of(path: Path) -> str:
-    """The invariant a reproducer file names (a `fuzz.triage` note, or a codec finding's field)."""
+    """The invariant a reproducer file names (a finding record, or a codec finding's field)."""
     from assigncheck.formats.reproducer import record_of
 
     doc = load_json(path)

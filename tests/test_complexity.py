@@ -16,9 +16,6 @@ ALLOWED = {
     "impl/targets/command.py:CommandTarget._exchange",  # being split
     "impl/targets/command.py:CommandTarget.prefetch",  # being split
     "ci/reports.py:_plots",  # being split
-    "spark/diff.py:run_campaign",  # being split
-    "ci/commands/replay.py:run",  # being split
-    "ci/console.py:print_summary",  # being split
 }
 
 

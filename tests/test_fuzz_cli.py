@@ -35,7 +35,7 @@ def _clean_run(target: str, out: Path) -> int:
 
 def test_a_clean_decoder_run_reports_execs_and_keeps_its_corpus(tmp_path):
     assert _clean_run("codec:subscription", tmp_path) > 0
-    from assigncheck.fuzz.triage import slug
+    from assigncheck.findings.reproducers import slug
 
     assert any((tmp_path / "corpus" / slug("codec:subscription")).iterdir())  # a rerun resumes from these
 

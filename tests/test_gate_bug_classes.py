@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from assigncheck.ci.pipeline import run_gate
+from assigncheck.ci.pipeline import Plan, run_gate
 from assigncheck.formats.reproducer import TargetRef, record_of
 from assigncheck.impl.registry import load, probe
 from assigncheck.verify.exhaustive import problems
@@ -35,7 +35,8 @@ def test_the_small_problems_of_an_equal_subscription_domain_claim_topics_nobody_
 
 
 def test_the_proofs_stage_catches_a_sticky_assignor_keeping_claims_of_a_topic_its_group_left(tmp_path, steady):
-    result = run_gate([load("tests.fixtures.sticky_claims:KeepsEveryClaim")], "quick", tmp_path / "bug", ["proofs"])
+    result = run_gate([load("tests.fixtures.sticky_claims:KeepsEveryClaim")],
+                      Plan.of("quick", tmp_path / "bug", ["proofs"]))
     (stage,) = result.stages
     assert stage.stats["protocol"] == "eager" and stage.error is None
     (h3,) = [f for f in stage.findings if f.invariant == "H3"]
@@ -45,8 +46,8 @@ def test_the_proofs_stage_catches_a_sticky_assignor_keeping_claims_of_a_topic_it
     replay = _replays(h3.reproducer)
     assert replay.returncode == 1 and "reproduces: H3" in replay.stdout, replay.stdout + replay.stderr
 
-    twin = run_gate([load("tests.fixtures.sticky_claims:KeepsSubscribedClaims")], "quick", tmp_path / "twin",
-                    ["proofs"])
+    twin = run_gate([load("tests.fixtures.sticky_claims:KeepsSubscribedClaims")],
+                    Plan.of("quick", tmp_path / "twin", ["proofs"]))
     assert twin.exit_code == 0 and twin.findings == [], [(f.invariant, f.message) for f in twin.findings]
     assert twin.stages[0].work.done == steady.exhaustive_problems
 
@@ -109,7 +110,7 @@ def test_the_gate_catches_an_assignor_whose_output_follows_its_processs_hash_see
     monkeypatch.setitem(PROFILES, "quick", replace(steady, examples=300))
     monkeypatch.setitem(processes.SAMPLE, "quick", (100, 600.0))  # the whole sample, however busy the machine
     target = probe(load(TargetRef(SET_ORDER)))
-    result = run_gate([target], "quick", tmp_path / "bug", ["properties"])
+    result = run_gate([target], Plan.of("quick", tmp_path / "bug", ["properties"]))
     target.close()
     (stage,) = result.stages
     assert [(f.invariant, f.cause) for f in stage.findings] == [("H8", "processes")], stage.findings
@@ -121,7 +122,7 @@ def test_the_gate_catches_an_assignor_whose_output_follows_its_processs_hash_see
     assert replay.returncode == 1 and "reproduces: H8 across two processes" in replay.stdout, replay.stdout
 
     twin = probe(load(TargetRef(SET_ORDER + " --sorted")))
-    result = run_gate([twin], "quick", tmp_path / "twin", ["properties"])
+    result = run_gate([twin], Plan.of("quick", tmp_path / "twin", ["properties"]))
     twin.close()
     assert result.exit_code == 0 and result.findings == [], [(f.invariant, f.message) for f in result.findings]
     assert result.stages[0].stats["h8_processes"] == "100/100 problems (PYTHONHASHSEED=1 and 2)"
@@ -133,7 +134,7 @@ OUTSIDE = f"cmd2:{sys.executable} {ROOT / 'tests' / 'fixtures' / 'outside_roundr
 
 def test_the_fuzz_stage_gives_an_outside_program_its_nominal_work_and_confirms_its_bug(tmp_path, steady):
     target = probe(load(TargetRef(OUTSIDE + " --planted")))
-    result = run_gate([target], "quick", tmp_path / "bug", ["fuzz"])
+    result = run_gate([target], Plan.of("quick", tmp_path / "bug", ["fuzz"]))
     target.close()
     (stage,) = result.stages
     h5 = [f for f in stage.findings if f.invariant == "H5"]
@@ -142,7 +143,7 @@ def test_the_fuzz_stage_gives_an_outside_program_its_nominal_work_and_confirms_i
     assert replay.returncode == 1 and "reproduces: H5" in replay.stdout, replay.stdout + replay.stderr
 
     twin = probe(load(TargetRef(OUTSIDE)))
-    result = run_gate([twin], "quick", tmp_path / "twin", ["fuzz"])
+    result = run_gate([twin], Plan.of("quick", tmp_path / "twin", ["fuzz"]))
     twin.close()
     assert result.exit_code == 0 and result.findings == [], [(f.invariant, f.message) for f in result.findings]
     assert result.stages[0].work.done == steady.fuzz_execs

@@ -60,18 +60,18 @@ def test_campaign_and_exhaustive_proofs_refuse_it_too(tmp_path, capsys):
 
 
 def test_a_hanging_target_costs_the_properties_stage_its_circuit_breaker_not_minutes(tmp_path, monkeypatch):
-    from assigncheck.ci.pipeline import run_gate
+    from assigncheck.ci.pipeline import Plan, run_gate
     from assigncheck.impl.registry import load
     from assigncheck.run import calls as check
 
     monkeypatch.setattr(check, "HANG_MIN_S", 1.0)  # the hang limit: 1 s here, max(30 s, 10 x budget) normally
     monkeypatch.setattr(check, "HANG_FACTOR", 0.5)
     hanging = load(f"cmd:{sys.executable} {ROOT / 'tests' / 'fixtures' / 'misbehaving_target.py'} hang")
-    result = run_gate([hanging], "quick", tmp_path / "r", ["properties"])
+    result = run_gate([hanging], Plan.of("quick", tmp_path / "r", ["properties"]))
     (stage,) = result.stages
     assert any("circuit breaker" in n for n in stage.notes), stage.notes
     assert stage.work.done == 2 and stage.seconds < 30  # two hangs in a row, then nothing more is sent
-    assert {f.invariant for f in stage.findings} == {"H7"}
+    assert {f.invariant for f in stage.findings} == {"H7"}, stage.findings
     hanging.close()
 
 

@@ -23,14 +23,14 @@ def _result():
     err = StageResult("fuzz", "broken", 0.5, error="RuntimeError: libFuzzer not found")
     skip = StageResult("proofs", "range", 0.0, stats={"skipped": "no model"})
     result = GateResult("quick", ("range", "broken"), [ok, bad, err, skip], seconds=4.0)
-    rows = [{"target": "range", "partitions": p, "ms": p / 100, "retained": p - 1, "max_retained": p,
-             "sum_squares": 10, "optimal_sum_squares": 10} for p in (10, 100, 1000)]
-    return result, rows
+    ok.rows = [{"target": "range", "partitions": p, "ms": p / 100, "retained": p - 1, "max_retained": p,
+                "sum_squares": 10, "optimal_sum_squares": 10} for p in (10, 100, 1000)]  # a stage's rows: plotted
+    return result
 
 
 def test_junit_has_one_case_per_target_stage_invariant(tmp_path):
-    result, rows = _result()
-    files = write_all(result, tmp_path, rows)
+    result = _result()
+    files = write_all(result, tmp_path)
     root = ET.parse(files["junit"]).getroot()
     cases = root.findall(".//testcase")
     names = sorted((c.get("classname"), c.get("name")) for c in cases)
@@ -51,8 +51,8 @@ def test_junit_has_one_case_per_target_stage_invariant(tmp_path):
 
 
 def test_json_and_markdown(tmp_path):
-    result, rows = _result()
-    files = write_all(result, tmp_path, rows)
+    result = _result()
+    files = write_all(result, tmp_path)
     doc = json.loads(files["json"].read_text())
     assert doc["ok"] is False and len(doc["stages"]) == 4
     assert doc["stages"][1]["findings"][0]["reproducer"] == "r/p.json"
@@ -66,12 +66,12 @@ def test_json_and_markdown(tmp_path):
     assert "properties/`range`: balance=per-topic,exact=range" in md and "properties/`broken`: H1-H8 only" in md
     result.stages = result.stages[:1]
     result.targets = ("range",)
-    assert "passed" in write_all(result, tmp_path / "ok", rows)["markdown"].read_text()
+    assert "passed" in write_all(result, tmp_path / "ok")["markdown"].read_text()
 
 
 def test_html_renders_in_headless_chromium(tmp_path):
-    result, rows = _result()
-    page = write_all(result, tmp_path, rows)["html"]
+    result = _result()
+    page = write_all(result, tmp_path)["html"]
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     assert chromium, "make test installs Debian's chromium; run `make test`"
     flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -13,7 +13,7 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from assigncheck.ci.cli import main
-from assigncheck.ci.pipeline import run_gate
+from assigncheck.ci.pipeline import Plan, run_gate
 from assigncheck.ci.stages import scale as scale_stage
 from assigncheck.formats.documents import problem_to_json
 from assigncheck.formats.reproducer import TargetRef, record_of
@@ -76,7 +76,7 @@ def test_a_broken_growth_promise_is_confirmed_even_for_a_target_no_other_process
     # a local object: the gate replays its finding from the file in its own process
     quadratic = PythonTarget("local-quadratic", Quadratic().assign)
     target = Declared(quadratic, Promises(max_growth=1.0), TargetRef("local-quadratic", "max_growth=1"))
-    result = run_gate([target], "quick", tmp_path / "reports", ["scale"])
+    result = run_gate([target], Plan.of("quick", tmp_path / "reports", ["scale"]))
     (stage,) = result.stages
     (finding,) = stage.findings
     assert finding.invariant == "scale.growth" and finding.status == "confirmed", (finding.message, finding.why)
@@ -91,7 +91,7 @@ def test_a_broken_growth_promise_is_confirmed_even_for_a_target_no_other_process
 
 def test_a_broken_time_promise_at_a_named_size_replays_in_a_fresh_process(tmp_path):
     target = probe(load(TargetRef("tests.fixtures.scale_targets:Quadratic", "max_time=800x800:0.1")))
-    result = run_gate([target], "quick", tmp_path / "reports", ["scale"])
+    result = run_gate([target], Plan.of("quick", tmp_path / "reports", ["scale"]))
     (stage,) = result.stages
     (finding,) = stage.findings
     assert finding.invariant == "scale.time" and finding.status == "confirmed", (finding.message, finding.why)
@@ -108,7 +108,7 @@ def test_a_correct_target_keeps_its_growth_promise_while_every_core_is_busy(tmp_
     monkeypatch.setitem(scale_stage.LADDER, "quick", ((263, 525, 1050), (125, 250, 500)))
     target = load(TargetRef("streams-sticky", "exact=streams,max_growth=1.5"))
     with busy_cores(factor=1):  # one spinning process per core
-        (stage,) = run_gate([target], "quick", tmp_path / "reports", ["scale"]).stages
+        (stage,) = run_gate([target], Plan.of("quick", tmp_path / "reports", ["scale"])).stages
     assert stage.error is None and stage.findings == [], [(f.invariant, f.message) for f in stage.findings]
     assert "scale.growth" in stage.checked and stage.work.done > 0  # a busy machine may time fewer rungs
     assert any("n/a" not in g for g in stage.stats["growth"].split("; ")), stage.stats["growth"]

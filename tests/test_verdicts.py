@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from assigncheck.ci.cli import main
-from assigncheck.ci.context import PROFILES, Profile
-from assigncheck.ci.pipeline import WORK_PREFIX, run_gate
+from assigncheck.ci.context import PROFILES, Profile, Progress
+from assigncheck.ci.pipeline import WORK_PREFIX, Plan, run_gate
 from assigncheck.formats.reproducer import TargetRef, record_of
 from assigncheck.impl.registry import load, probe
 from benchmarks.harness import busy_cores
@@ -25,7 +25,7 @@ SERVE = f"cmd:{sys.executable} {ROOT / 'tests' / 'fixtures' / 'reference_target.
 
 
 def _gate(targets, tmp_path, stages, profile="quick"):
-    return run_gate(targets, profile, tmp_path / "reports", stages)
+    return run_gate(targets, Plan.of(profile, tmp_path / "reports", stages))
 
 
 def test_a_correct_cmd_target_passes_while_every_core_is_busy(tmp_path):
@@ -45,7 +45,7 @@ def test_the_quick_gate_passes_correct_targets_three_times_in_a_row_under_load(t
     target = probe(load(TargetRef(f"{SERVE} roundrobin", "balance=perfect,exact=roundrobin")))
     for k in range(3):
         with busy_cores():
-            result = run_gate([target, load("range")], "quick", tmp_path / f"r{k}")
+            result = run_gate([target, load("range")], Plan.of("quick", tmp_path / f"r{k}"))
         assert result.findings == [] and result.exit_code == 0, [(f.stage, f.invariant, f.why) for f in
                                                                   result.findings]
     target.close()
@@ -108,9 +108,14 @@ def _tiny(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_two_gate_runs_share_no_campaign_rows(tmp_path, monkeypatch, spark):
     _tiny(monkeypatch)
-    first = run_gate([load("range")], "tiny", tmp_path / "r", ["campaign"])
+    events: list[Progress] = []
+    first = run_gate([load("range")], Plan.of("tiny", tmp_path / "r", ["campaign"]), progress=events.append)
+    (stage,) = first.stages
+    assert len(stage.rows) == 40 and {r["target"] for r in stage.rows} == {"range"}  # the plots' rows, carried
+    assert [(e.stage, e.target, e.event) for e in events] == [("campaign", "all", "started"),
+                                                             ("campaign", "range", "done")]
     started = time.time()
-    second = run_gate([load("range")], "tiny", tmp_path / "r", ["campaign"])
+    second = run_gate([load("range")], Plan.of("tiny", tmp_path / "r", ["campaign"]))
     assert first.exit_code == second.exit_code == 0
     rows = list((tmp_path / "r" / "campaign" / "rows").glob("part-*.parquet"))
     assert rows and all(p.stat().st_mtime >= started for p in rows)  # every shard written by the second run

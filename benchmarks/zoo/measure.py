@@ -1,6 +1,6 @@
 """Measure the harness on the zoo: every entry through every gate stage, timed, plus the mutation score.
 
-Each (entry, technique) cell runs the real gate, `ci.pipeline.run_gate([target], "quick", dir, stages=[stage])`,
+Each (entry, technique) cell runs the real gate, `ci.pipeline.run_gate([target], Plan.of("quick", dir, [stage]))`,
 and records: caught or not, the stage's wall time (time to the first counterexample, minimization
 included; the budget when nothing is found), the invariant, and the size of the reproducer the stage
 wrote (members, partitions). A catch counts only if the unbroken assignor (`BREAKS`) passes on that
@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from assigncheck.ci.pipeline import STAGES, run_gate
+from assigncheck.ci.pipeline import STAGES, Plan, run_gate
 from assigncheck.formats.documents import load_problem, write_atomic
 from assigncheck.impl.registry import get, load_target
 from assigncheck.run.checks import check_assignor
@@ -72,12 +72,12 @@ def run_stage(target: Any, stage: str, report_dir: Path, base: str | None, seed:
     invariant when there is one (a stage keeps going and may find other things first)."""
     started = time.monotonic()
     try:
-        result = run_gate([target], "quick", report_dir, stages=[stage], seed=seed)
+        result = run_gate([target], Plan.of("quick", report_dir, [stage]), seed=seed)
     except ModuleNotFoundError as e:
         return {"stage": stage, "available": False, "error": str(e)}
     seconds = time.monotonic() - started
     mine = [s for s in result.stages if s.target in (target.name, "all")]
-    # A catch is a confirmed finding: its reproducer replayed alone in a fresh process (ci.findings.confirm).
+    # A catch is a confirmed finding: its reproducer replayed alone in a fresh process (ci.verdicts.confirm).
     findings = [f for s in mine for f in s.findings if f.target == target.name and f.fails and f.reproducer]
     errors = [s.error for s in mine if s.error]
     first = next((f for f in findings if f.invariant in (expected or ())), findings[0] if findings else None)

@@ -54,25 +54,43 @@ def _say(args: argparse.Namespace, answer: dict[str, Any]) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from assigncheck.formats.documents import load_json, problem_from_json
-    from assigncheck.formats.reproducer import record_of
-    from assigncheck.fuzz.harness import CodecTarget
-    from assigncheck.fuzz.triage import codec_finding
+    from assigncheck.formats.documents import load_json
 
     if args.minimize is not None:
         checks.output_file(args.minimize, "--minimize")  # before the replay, not after the shrinking
     where = "standard input" if args.file == "-" else args.file
     doc = load_json(args.file)  # a missing, empty or garbage file is named as such, whatever its note
+    codec = _codec(doc, where)
+    if codec is not None:
+        return _say(args, _replay_codec(args, *codec))
+    problem, record = _read(args, doc, where)
+    return _say(args, _verdict(args, _target_ref(args, record), problem, record, doc))
+
+
+def _codec(doc: Any, where: str) -> tuple[str, bytes] | None:
+    """(target, input bytes) of a codec finding's file, None for any other file."""
+    from assigncheck.findings.reproducers import codec_finding
+
     try:
-        codec = codec_finding(doc)
+        return codec_finding(doc)
     except InputError as e:
         raise InputError(f"{where}: {e.path}", e.message) from None
-    if codec is not None:
-        target_name, data = codec
-        violation = CodecTarget(args.target or target_name).run(data)
-        return _say(args, {"file": str(args.file), "target": args.target or target_name, "reproduces": bool(violation),
-                           "summary": f"reproduces: {violation}" if violation else
-                           f"no longer reproduces on {args.target or target_name}"})
+
+
+def _replay_codec(args: argparse.Namespace, target_name: str, data: bytes) -> dict[str, Any]:
+    from assigncheck.fuzz.harness import CodecTarget
+
+    target = args.target or target_name
+    violation = CodecTarget(target).run(data)
+    return {"file": str(args.file), "target": target, "reproduces": bool(violation),
+            "summary": f"reproduces: {violation}" if violation else f"no longer reproduces on {target}"}
+
+
+def _read(args: argparse.Namespace, doc: Any, where: str) -> tuple[Any, Any]:
+    """The file's problem and finding record (None: a plain problem file, which needs --target)."""
+    from assigncheck.formats.documents import problem_from_json
+    from assigncheck.formats.reproducer import record_of
+
     try:
         problem = problem_from_json(doc)
         record = record_of(doc)
@@ -81,22 +99,28 @@ def run(args: argparse.Namespace) -> int:
     if record is None and not args.target:
         raise InputError("--target", f"{where} is a problem file that names no target (not a reproducer); "
                                      "pass --target")
-    ref = _target_ref(args, record)
+    return problem, record
+
+
+def _verdict(args: argparse.Namespace, ref: Any, problem: Any, record: Any, doc: Any) -> dict[str, Any]:
+    """Replay the finding the way its kind needs: a model disagreement, a timing finding, H8 across two
+    processes, or any other violation."""
     invariant = record.invariant if record is not None else None
     if invariant == "model.conformance":  # a proofs-stage finding: the Z3 model and the code disagree
-        return _say(args, _conformance(ref, problem))
+        return _conformance(ref, problem)
     budget = args.budget if args.budget is not None else (record.budget_s if record and record.budget_s
                                                           else DEFAULT_BUDGET_S)
-    seed = record.seed if record is not None else 0
     hang = record.hang_s if record is not None and args.budget is None else None
-    if record is not None and "scale" in record.extra:  # a timing finding: timed again, not minimized
+    extra = record.extra if record is not None else {}
+    if "scale" in extra:  # a timing finding: timed again, not minimized
         if args.minimize is not None:
             raise InputError("--minimize", "a timing finding is not minimized: its size is what it is about")
-        return _say(args, _retime(args, ref, problem, record, budget, hang))
+        return _retime(args, ref, problem, record, budget, hang)
     note = doc.get("note", "") if isinstance(doc.get("note", ""), str) else ""
-    if record is not None and "processes" in record.extra:  # H8 across processes: two processes, as recorded
-        return _say(args, _replay_processes(args, ref, problem, record, budget, hang, note))
-    return _say(args, _replay(args, ref, problem, invariant, budget, hang, seed, note))
+    if "processes" in extra:  # H8 across processes: two processes, as recorded
+        return _replay_processes(args, ref, problem, record, budget, hang, note)
+    seed = record.seed if record is not None else 0
+    return _replay(args, ref, problem, invariant, budget, hang, seed, note)
 
 
 def _target_ref(args: argparse.Namespace, record: Any) -> Any:
@@ -119,8 +143,8 @@ def _target_ref(args: argparse.Namespace, record: Any) -> Any:
 
 def _replay(args: argparse.Namespace, ref: Any, problem: Any, invariant: str | None, budget: float,
             hang: float | None, seed: int, note: str) -> dict[str, Any]:
-    from assigncheck.ci.findings import H8_TRIES, reproduces
     from assigncheck.ci.target_flags import open_targets
+    from assigncheck.ci.verdicts import H8_TRIES, reproduces
     from assigncheck.spec.violations import judged_as
 
     (target,) = open_targets([ref])

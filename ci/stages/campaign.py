@@ -3,25 +3,28 @@
 Instances come from the `small` profile (every junk claim kind, cooperative rounds). The executors load each
 target by its reference, promises included, and each row says which promises it was checked against. The
 campaign belongs to this gate run (its own directory), has its own budget and a circuit breaker for hanging
-targets; per-instance rows (size, time, quality) go to `campaign/rows.json` for the HTML report's plots.
+targets. Each target's result carries its per-instance rows (size, time, quality) for the HTML report's plots.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-from assigncheck.ci.context import HANGS_IN_A_ROW, Context
-from assigncheck.ci.findings import NOT_MINIMIZED, Candidate, settle
+from assigncheck.ci.context import Context, Progress
 from assigncheck.ci.results import StageResult, Work
+from assigncheck.ci.stages import guarded
+from assigncheck.ci.verdicts import Candidate, settle
+from assigncheck.findings.reproducers import NOT_MINIMIZED
 from assigncheck.findings.signature import raw_key
-from assigncheck.formats.documents import problem_from_json, write_atomic
+from assigncheck.formats.documents import problem_from_json
+from assigncheck.run.breaker import HANGS_IN_A_ROW
 from assigncheck.spec.promises import Assignor, problem_kind
 from assigncheck.spec.violations import Violation
 
 PLOT_ROWS = 5000  # enough points for the plots, bounded whatever the campaign size
-ROWS_FILE = "rows.json"
 _PLOTTED = ("retained", "max_retained", "sum_squares", "optimal_sum_squares")
 
 
@@ -37,7 +40,7 @@ def _plot_rows(rows: list[dict[str, Any]], names: dict[str, str]) -> list[dict[s
 
 def _candidates(target: Assignor, per: dict[str, Any], budget_s: float) -> list[Candidate]:
     """The campaign's example problems per raw key, each with the violation the target shows on it."""
-    from assigncheck.ci.findings import check
+    from assigncheck.ci.verdicts import check
 
     found = []
     for key, info in per.get("raw", {}).items():
@@ -54,7 +57,14 @@ def _candidates(target: Assignor, per: dict[str, Any], budget_s: float) -> list[
     return found
 
 
-def run(targets: list[Assignor], ctx: Context) -> list[StageResult]:
+def run(targets: Sequence[Assignor], ctx: Context) -> Iterator[StageResult]:
+    """One campaign for every target (guarded as one: a campaign that breaks is one stage error, `all`)."""
+    detail = f"{ctx.profile.campaign_instances:,} instances × {len(targets)} target(s)"
+    ctx.progress(Progress("campaign", "all", "started", detail))
+    yield from guarded("campaign", "all", lambda: _campaign(targets, ctx))
+
+
+def _campaign(targets: Sequence[Assignor], ctx: Context) -> list[StageResult]:
     from assigncheck.impl.registry import ref_of
     from assigncheck.spark.diff import read_rows, run_campaign
     from assigncheck.spark.diff_shards import CampaignSpec, Limits
@@ -71,8 +81,7 @@ def run(targets: list[Assignor], ctx: Context) -> list[StageResult]:
     limits = Limits(profile.budget_s, time.time() + profile.campaign_s, HANGS_IN_A_ROW)
     out = ctx.work_dir / "campaign"
     summary = run_campaign(spec, out, executor="spark", master=ctx.master, limits=limits)
-    rows = read_rows(spec, out)
-    write_atomic(out / ROWS_FILE, json.dumps(_plot_rows(rows, {k: t.name for k, t in keys.items()})) + "\n")
+    rows = _plot_rows(read_rows(spec, out), {k: t.name for k, t in keys.items()})
     seconds = time.monotonic() - started
     for key, target in keys.items():
         per = summary["targets"].get(key, {})
@@ -90,5 +99,6 @@ def run(targets: list[Assignor], ctx: Context) -> list[StageResult]:
         result.stats = {"violating_instances": per.get("violating_rows", 0), "assign_p50_ms":
                         round((per.get("assign_seconds", {}).get("p50") or 0) * 1000, 2)}
         result.seconds = seconds / len(keys)
+        result.rows = [r for r in rows if r["target"] == target.name]
         results.append(result)
     return results

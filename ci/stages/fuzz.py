@@ -13,8 +13,9 @@ import io
 import time
 
 from assigncheck.ci.context import Context
-from assigncheck.ci.findings import from_files
 from assigncheck.ci.results import Finding, StageResult, Work
+from assigncheck.ci.stages import each_target
+from assigncheck.ci.verdicts import from_files
 from assigncheck.spec.promises import Assignor
 
 # Wall-clock seconds for a target that is not a built-in, whose execs cost more: a round trip to its program
@@ -23,7 +24,7 @@ from assigncheck.spec.promises import Assignor
 OUTSIDE_S = {"quick": 60.0, "full": 600.0}
 
 
-def run(target: Assignor, ctx: Context) -> StageResult:
+def check_target(target: Assignor, ctx: Context) -> StageResult:
     from assigncheck.fuzz.jobs import fuzz_target
     from assigncheck.impl.registry import BUILTINS, ref_of
 
@@ -48,3 +49,6 @@ def run(target: Assignor, ctx: Context) -> StageResult:
     result.seconds = time.monotonic() - started
     result.stats = {"exec/s": round(res.rate), "cov": res.cov}
     return result
+
+
+run = each_target("fuzz", check_target)

@@ -7,10 +7,12 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from assigncheck.ci.context import HANGS_IN_A_ROW, Context, stop_if_interrupted
-from assigncheck.ci.findings import Candidate, Collector, settle, write_reproducer
+from assigncheck.ci.context import Context, stop_if_interrupted
 from assigncheck.ci.results import Finding, StageResult, Work
+from assigncheck.ci.stages import each_target
+from assigncheck.ci.verdicts import Candidate, Collector, reproducers, settle
 from assigncheck.findings.signature import signature
+from assigncheck.run import breaker
 from assigncheck.spec.model import Problem, Protocol
 from assigncheck.spec.promises import Assignor, problem_kind
 from assigncheck.spec.violations import Violation, judged_as
@@ -92,8 +94,8 @@ def _replay(target: Assignor, model: Model, bound: Bound, seconds: float, ctx: C
     violation = Violation("model.conformance", f"Z3 model {getattr(model, 'name', '?')} disagrees with the code "
                                                f"({bound}): {what}")
     sig = signature(violation, problem)
-    path = write_reproducer(ctx, "proofs", target, problem, violation, ctx.seed, sig)
-    result.findings.append(Finding.of("proofs", target.name, violation, reproducer=path, seed=ctx.seed,
+    path = reproducers(ctx, "proofs", target).write(problem, violation, seed=ctx.seed, signature=sig)
+    result.findings.append(Finding.of("proofs", target.name, violation, reproducer=str(path), seed=ctx.seed,
                                       signature=sig))
     return found.checked - 1
 
@@ -117,7 +119,7 @@ def _exhaust(target: Assignor, ctx: Context) -> StageResult:
     # eager assignment, spec.invariants.cooperative_withhold).
     protocol: Protocol = "cooperative" if target.promises.max_rounds else "eager"
     collector = Collector(ctx.profile.max_candidates)
-    deadline, checked, hangs, complete = time.monotonic() + seconds, 0, 0, True
+    deadline, checked, hangs, complete = time.monotonic() + seconds, 0, breaker.Breaker(), True
     for problem in problems(bound, protocol, equal_subscriptions=target.promises.equal_subscriptions_only,
                             gone=True, spread=True, seed=ctx.seed):
         stop_if_interrupted()
@@ -128,9 +130,8 @@ def _exhaust(target: Assignor, ctx: Context) -> StageResult:
         violations = list(report.violations) + z3_optima_violations(problem, dict(report.quality), target.promises)
         collector.offer(problem, violations, ctx.seed, f"small-scope exhaustive, {bound}")
         checked += 1
-        hangs = hangs + 1 if any(v.cause in ("hang", "cmd.hang") for v in violations) else 0
-        if hangs >= HANGS_IN_A_ROW:
-            result.notes.append(f"circuit breaker: the target hung {HANGS_IN_A_ROW} times in a row; stopped sending")
+        if hangs.count(breaker.hung(violations)):
+            result.notes.append(breaker.NOTE)
             complete = False
             break
     result.findings += settle("proofs", target, collector.candidates(), ctx)
@@ -139,7 +140,7 @@ def _exhaust(target: Assignor, ctx: Context) -> StageResult:
     return result
 
 
-def run(target: Assignor, ctx: Context) -> StageResult:
+def check_target(target: Assignor, ctx: Context) -> StageResult:
     started = time.monotonic()
     if problem_kind(target) == "streams":  # no symbolic model or enumeration of Streams task problems yet
         result = StageResult("proofs", target.name, stats={"skipped": "streams task problems"})
@@ -148,3 +149,6 @@ def run(target: Assignor, ctx: Context) -> StageResult:
         result = _prove(target, model, ctx) if model is not None else _exhaust(target, ctx)
     result.seconds = time.monotonic() - started
     return result
+
+
+run = each_target("proofs", check_target)

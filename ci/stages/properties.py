@@ -2,7 +2,7 @@
 
 The test body never fails: every failing example goes to a `findings.Collector` and generation goes on to the
 end of the budget, so one bug cannot hide the others and a flaky target cannot make hypothesis give up
-(`FlakyFailure`). The collected failures are minimized and confirmed like every stage's (`ci.findings`).
+(`FlakyFailure`). The collected failures are minimized and confirmed like every stage's (`ci.verdicts`).
 """
 
 from __future__ import annotations
@@ -10,9 +10,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from assigncheck.ci.context import HANGS_IN_A_ROW, Context, stop_if_interrupted
-from assigncheck.ci.findings import Collector, settle
+from assigncheck.ci.context import Context, stop_if_interrupted
 from assigncheck.ci.results import Finding, StageResult, Work
+from assigncheck.ci.stages import each_target
+from assigncheck.ci.verdicts import Collector, settle
+from assigncheck.run import breaker
 from assigncheck.spec.promises import Assignor, problem_kind
 
 HARD_IDS = ("H1", "H2", "H3", "H4", "H5", "H6", "H7", "H8")
@@ -75,7 +77,7 @@ def promised_ids(target: Assignor) -> tuple[str, ...]:
     return tuple(ids)
 
 
-def run(target: Assignor, ctx: Context) -> StageResult:
+def check_target(target: Assignor, ctx: Context) -> StageResult:
     from hypothesis import HealthCheck, given, settings
     from hypothesis import seed as fix_seed
 
@@ -86,7 +88,8 @@ def run(target: Assignor, ctx: Context) -> StageResult:
     started = time.monotonic()
     deadline = started + ctx.profile.properties_s
     collector = Collector(ctx.profile.max_candidates)
-    state: dict[str, Any] = {"examples": 0, "hangs": 0, "stopped": ""}
+    state = {"examples": 0}
+    hangs = breaker.Breaker()
 
     @fix_seed(ctx.seed)
     @settings(max_examples=ctx.profile.examples, deadline=None, database=None, print_blob=False,
@@ -100,10 +103,7 @@ def run(target: Assignor, ctx: Context) -> StageResult:
         _, report = check_assignor(target, problem, seed=ctx.seed, budget_s=ctx.profile.budget_s, measure=False)
         collector.offer(problem, report.violations, ctx.seed, f"hypothesis seed {ctx.seed}")
         sample.offer(problem)
-        hung = any(v.invariant == "H7" and v.cause in ("hang", "cmd.hang") for v in report.violations)
-        state["hangs"] = state["hangs"] + 1 if hung else 0
-        if state["hangs"] >= HANGS_IN_A_ROW:
-            state["stopped"] = f"circuit breaker: the target hung {HANGS_IN_A_ROW} times in a row; stopped sending"
+        if hangs.count(breaker.hung(report.violations)):
             raise _Stop
 
     result = StageResult("properties", target.name, checked=(*promised_ids(target), "promises"),
@@ -123,7 +123,10 @@ def run(target: Assignor, ctx: Context) -> StageResult:
     if shortfall:  # a finding about the declaration itself: nothing to replay, nothing to doubt
         result.findings.append(Finding("properties", target.name, "promises", shortfall, status="confirmed"))
     result.work = Work(state["examples"], ctx.profile.examples, "examples")
-    result.notes += [state["stopped"]] if state["stopped"] else []
+    result.notes += [breaker.NOTE] if hangs.open else []
     result.stats["failing_examples"] = collector.failing
     result.seconds = time.monotonic() - started
     return result
+
+
+run = each_target("properties", check_target)

@@ -21,10 +21,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from assigncheck.ci.context import HANGS_IN_A_ROW, Context, stop_if_interrupted
-from assigncheck.ci.findings import Collector, settle, write_reproducer
+from assigncheck.ci.context import Context, stop_if_interrupted
 from assigncheck.ci.results import Finding, StageResult, Work
+from assigncheck.ci.stages import each_target
+from assigncheck.ci.verdicts import Collector, reproducers, settle
 from assigncheck.generate import ladder
+from assigncheck.run import breaker
 from assigncheck.run import scale as sc
 from assigncheck.spec.promises import Assignor, problem_kind
 from assigncheck.spec.violations import Violation
@@ -63,7 +65,7 @@ class _Ladder:
         self.findings: list[Finding] = []
         self.collector = Collector(ctx.profile.max_candidates)
         self.stopped = ""
-        self.hangs = 0
+        self.hangs = breaker.Breaker()
 
     def climb(self, rungs: Sequence[ladder.Rung], deadline: float) -> int:
         from assigncheck.run.gc import freeze_loaded
@@ -98,12 +100,11 @@ class _Ladder:
         if timing.failure is not None:
             self.collector.offer(problem, [timing.failure], self.ctx.seed, how)
             self.done.add(series)
-            self.hangs = self.hangs + 1 if timing.failure.cause in ("hang", "cmd.hang") else 0
-            if self.hangs >= HANGS_IN_A_ROW:
-                self.stopped = f"circuit breaker: the target hung {HANGS_IN_A_ROW} times in a row"
+            if self.hangs.count(breaker.hung([timing.failure])):
+                self.stopped = breaker.NOTE
                 return False
             return True
-        self.hangs = 0
+        self.hangs.count(False)
         self.points.setdefault(series, []).append((rung, replace(timing, outputs=())))
         if timing.over_budget:
             message = (f"{self.target.name} took {self.budget:g} s of CPU or more in each of {len(timing.cpu)} calls "
@@ -181,9 +182,10 @@ class _Ladder:
             info["base"] = {"rung": text, "size": size, "cpu_s": round(seconds, 4),
                             "problem": problem_to_json(protocol_form(base_problem, self.target.promises))}
         sig = signature(violation, sent)
-        path = write_reproducer(self.ctx, "scale", self.target, sent, violation, self.ctx.seed, sig,
-                                f" (scale ladder rung {rung.text}, {series}, seed {self.ctx.seed})", {"scale": info})
-        self.findings.append(Finding.of("scale", self.target.name, violation, reproducer=path, seed=self.ctx.seed,
+        path = reproducers(self.ctx, "scale", self.target).write(
+            sent, violation, seed=self.ctx.seed, signature=sig,
+            how=f"scale ladder rung {rung.text}, {series}, seed {self.ctx.seed}", extra={"scale": info})
+        self.findings.append(Finding.of("scale", self.target.name, violation, reproducer=str(path), seed=self.ctx.seed,
                                         signature=sig))
 
     # ---- what it measured ---------------------------------------------------------------------------------
@@ -233,7 +235,7 @@ class _Ladder:
         return stats
 
 
-def run(target: Assignor, ctx: Context) -> StageResult:
+def check_target(target: Assignor, ctx: Context) -> StageResult:
     from assigncheck.run.gc import loaded_frozen
 
     started = time.monotonic()
@@ -255,3 +257,6 @@ def run(target: Assignor, ctx: Context) -> StageResult:
         result.notes.append(climb.stopped)
     result.seconds = time.monotonic() - started
     return result
+
+
+run = each_target("scale", check_target)

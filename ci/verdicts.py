@@ -1,11 +1,9 @@
-"""From raw failures to distinct, confirmed findings: the one path every gate stage's failures take.
+"""From a stage's raw failures to the gate's verdicts: collect, settle, confirm.
 
 1. A stage offers each failing problem to a `Collector`, which keeps a few raw candidates per raw key
    (invariant and crash cause) and goes on: stages run to the end of their budget, whatever they find.
-2. `settle` minimizes each candidate while the same invariant (and crash cause) still breaks, never turning a
-   problem a real group can produce into one it cannot (`findings.signature.unreachable`), checks the minimized
-   problem again for its message, and keeps one reproducer per signature (`findings.signature.signature`). The
-   file records the target reference (spec, promises, classpath), the seed and the CPU budget of the check.
+2. `settle` files each candidate through the one path every finding takes (`findings.reproducers`: minimized,
+   one reproducer per signature) in the run's `reproducers/` directory.
 3. `confirm` replays every reproducer from the file alone, in a fresh process (`assigncheck replay FILE
    --json`): only a finding that breaks the same invariant there fails the gate. Findings on problems no real
    group can produce are listed apart as unreachable, and neither kind fails the gate.
@@ -15,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -27,17 +24,15 @@ from typing import Any
 
 from assigncheck.ci.context import Context, stop_if_interrupted
 from assigncheck.ci.results import Finding
-from assigncheck.findings.signature import keeps_its_shape, raw_key, signature, signature_id, telling, unreachable
-from assigncheck.formats.documents import load_problem, problem_to_json
-from assigncheck.formats.reproducer import Record, record_of, save
-from assigncheck.run.calls import hang_limit
-from assigncheck.spec.groups import coordinator_form
-from assigncheck.spec.model import AnyProblem, Problem
+from assigncheck.findings.reproducers import Judge, Reproducers
+from assigncheck.findings.signature import raw_key, telling, unreachable
+from assigncheck.formats.documents import load_problem
+from assigncheck.formats.reproducer import record_of
+from assigncheck.spec.model import AnyProblem
 from assigncheck.spec.promises import Assignor
 from assigncheck.spec.violations import Violation
 
 PER_KEY = 3  # raw candidates kept per raw key: other shapes of the same invariant may be other bugs
-NOT_MINIMIZED = ("hang", "cmd.hang")  # each try would wait out the hang limit
 
 
 @dataclass(frozen=True)
@@ -74,10 +69,6 @@ class Collector:
         return [c for kept in self.kept.values() for c in kept]
 
 
-def _same(a: Violation, b: Violation) -> bool:
-    return a.invariant == b.invariant and a.cause == b.cause
-
-
 def check(target: Assignor, problem: AnyProblem, seed: int, budget_s: float, hang_s: float | None = None
           ) -> list[Violation]:
     from assigncheck.run.checks import check_assignor
@@ -88,66 +79,27 @@ def check(target: Assignor, problem: AnyProblem, seed: int, budget_s: float, han
                                measure=False)[1].violations)
 
 
-def _safe(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_")[:60]
+def reproducers(ctx: Context, stage: str, target: Assignor) -> Reproducers:
+    """Where a stage files a target's findings in this run (`findings.reproducers`)."""
+    return Reproducers.of(ctx.work_dir / "reproducers", stage, target, ctx.profile.budget_s)
 
 
-def write_reproducer(ctx: Context, stage: str, target: Assignor, problem: AnyProblem, violation: Violation,
-                     seed: int, sig: str, how: str = "", extra: dict[str, Any] | None = None) -> str:
-    """The reproducer file of one finding, in the run's `reproducers/` directory (one per signature)."""
-    from assigncheck.impl.registry import ref_of
-
-    ref = ref_of(target)
-    record = Record(ref, violation.invariant, stage=stage, seed=seed, budget_s=ctx.profile.budget_s,
-                    hang_s=hang_limit(ctx.profile.budget_s), cause=violation.cause, signature=sig,
-                    message=violation.message[:2000], extra=extra or {})
-    name = f"{stage}-{_safe(ref.spec)}-{_safe(violation.invariant)}-{signature_id(sig)}.json"
-    path = ctx.work_dir / "reproducers" / name
-    note = f"assignor: {ref.spec}. {stage} finding, {violation.invariant}: {violation.message[:500]}{how}"
-    save(problem_to_json(problem), record, path, note)
-    return str(path)
-
-
-def settle(stage: str, target: Assignor, candidates: Sequence[Candidate], ctx: Context,
-           check_fn: Callable[[AnyProblem, Candidate], list[Violation]] | None = None,
+def settle(stage: str, target: Assignor, candidates: Sequence[Candidate], ctx: Context, judge: Judge | None = None,
            extra: dict[str, Any] | None = None) -> list[Finding]:
-    """Minimize each candidate, one reproducer per signature (see the module doc); status "unconfirmed"
-    until `confirm` has replayed it. `check_fn` judges a problem instead of `check`; `extra` goes into each
+    """File each candidate (minimized, one reproducer per signature), status "unconfirmed" until `confirm`
+    has replayed it. `judge` gives the violations on a problem instead of `check`; `extra` goes into each
     reproducer's record (what replay needs besides the target, such as H8's two processes)."""
-    from assigncheck.findings.minimize import minimize
-
-    def judge(problem: AnyProblem, cand: Candidate) -> list[Violation]:
-        if check_fn is not None:
-            return check_fn(problem, cand)
-        return check(target, problem, cand.seed, ctx.profile.budget_s)
-
+    filing = reproducers(ctx, stage, target)
     findings: list[Finding] = []
-    seen: set[str] = set()
     for cand in candidates:
-        if isinstance(cand.problem, Problem):  # minimized and written as the target meets it
-            cand = replace(cand, problem=coordinator_form(cand.problem, target.promises.group_type))
-        keeps = keeps_its_shape(cand.problem, target.promises)
+        def default(p: AnyProblem, seed: int = cand.seed) -> list[Violation]:
+            return check(target, p, seed, ctx.profile.budget_s)
 
-        def still_fails(p: AnyProblem, cand: Candidate = cand, keeps: Callable[[AnyProblem], bool] = keeps) -> bool:
-            return keeps(p) and any(_same(v, cand.violation) for v in judge(p, cand))
-
-        small = cand.problem
-        if cand.violation.cause not in NOT_MINIMIZED:
-            small = minimize(cand.problem, still_fails, seconds=ctx.profile.minimize_s)
-        again = [v for v in judge(small, cand) if _same(v, cand.violation)] if small is not cand.problem else []
-        violation = again[0] if again else cand.violation
-        if not again:
-            small = cand.problem
-        sig = signature(violation, small)
-        if sig in seen:
-            continue
-        seen.add(sig)
-        adapted = getattr(target, "adapted", "")  # how the target had to express the problem (java:, cmd:)
-        if adapted:
-            violation = replace(violation, message=f"{violation.message} [the target adapted the problem: {adapted}]")
-        path = write_reproducer(ctx, stage, target, small, violation, cand.seed, sig, f" ({cand.how})" if cand.how
-                                else "", extra)
-        findings.append(Finding.of(stage, target.name, violation, reproducer=path, seed=cand.seed, signature=sig))
+        filed = filing.file(cand.problem, cand.violation, judge or default, seed=cand.seed,
+                            minimize_s=ctx.profile.minimize_s, how=cand.how, extra=extra)
+        if filed.new:
+            findings.append(Finding.of(stage, target.name, filed.violation, reproducer=str(filed.path),
+                                       seed=cand.seed, signature=filed.signature))
     return findings
 
 
