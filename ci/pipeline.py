@@ -53,8 +53,8 @@ class Plan:
         if profile not in PROFILES:
             raise InputError("--profile", f"must be one of {', '.join(PROFILES)}, got {profile!r}")
         stages = tuple(dict.fromkeys(stages))
-        if not stages:
-            raise InputError("--stages", f"name at least one stage; stages are {', '.join(STAGES)}")
+        if not any(stages):
+            raise InputError("--stages", f"names no stage; stages are {', '.join(STAGES)}")
         for s in stages:
             if s not in STAGES:
                 raise InputError("--stages", f"unknown stage {s[:40]!r}; stages are {', '.join(STAGES)}")
