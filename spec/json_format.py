@@ -44,7 +44,7 @@ import numpy as np
 
 from .errors import FormatError, InputError
 from .heap import gc_paused
-from .json_input import JSONSyntaxError, decode, file_kind, load_json, parse_json, read_input
+from .json_input import JSONSyntaxError, decode, file_kind, json_type, load_json, parse_json, read_input
 from .limits import MAX_MEMBERS, MAX_PARTITIONS, MAX_TASKS, MAX_TOPICS, check_limit
 from .model import (
     EMPTY,
@@ -87,7 +87,7 @@ def _expect(value: Any, kind: type | tuple[type, ...], path: str, what: str) -> 
     if isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
         raise FormatError(path, f"must be {what}, got a boolean")
     if not isinstance(value, kind):
-        raise FormatError(path, f"must be {what}, got {type(value).__name__}")
+        raise FormatError(path, f"must be {what}, got {json_type(value)}")
     return value
 
 
