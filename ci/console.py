@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from assigncheck.ci.results import GateResult, StageResult
+from assigncheck.ci.results import GateResult, StageResult, bounded_result
+from assigncheck.spec.bounded import bounded
+
+LINE = 200  # characters of a finding's message on the terminal (the reports hold more)
 
 
 def _cell(r: StageResult) -> str:
@@ -25,7 +28,7 @@ def print_summary(result: GateResult, files: Mapping[str, Path]) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    console = Console(highlight=False)
+    console, result = Console(highlight=False), bounded_result(result)
     stages = list(dict.fromkeys(s.stage for s in result.stages))
     table = Table(title=f"assigncheck gate ({result.profile})")
     table.add_column("target")
@@ -47,8 +50,9 @@ def print_summary(result: GateResult, files: Mapping[str, Path]) -> None:
             if shown == 20:
                 break
             shown += 1
-            why = f" [dim]({escape(f.why[:160])})[/]" if f.why else ""
-            console.print(f"{mark} {escape(f.target)} / {f.stage} / {f.invariant}: {escape(f.message[:160])}{why}"
+            why = f" [dim]({escape(bounded(f.why, LINE))})[/]" if f.why else ""
+            message = escape(bounded(f.message, LINE))
+            console.print(f"{mark} {escape(f.target)} / {f.stage} / {f.invariant}: {message}{why}"
                           + (f"\n    reproducer: {escape(f.reproducer)}" if f.reproducer else ""))
     if len(result.findings) > shown:
         console.print(f"... and {len(result.findings) - shown} more (see the reports)")

@@ -27,6 +27,7 @@ from typing import Any
 
 from assigncheck.ci.context import Context, stop_if_interrupted
 from assigncheck.ci.results import Finding
+from assigncheck.spec.bounded import bounded
 from assigncheck.spec.check import hang_limit
 from assigncheck.spec.groups import coordinator_form
 from assigncheck.spec.json_format import load_problem, problem_to_json
@@ -100,7 +101,7 @@ def write_reproducer(ctx: Context, stage: str, target: Assignor, problem: AnyPro
     ref = ref_of(target)
     record = Record(ref, violation.invariant, stage=stage, seed=seed, budget_s=ctx.profile.budget_s,
                     hang_s=hang_limit(ctx.profile.budget_s), cause=violation.cause, signature=sig,
-                    message=violation.message[:2000], extra=extra or {})
+                    message=bounded(violation.message), extra=extra or {})
     name = f"{stage}-{_safe(ref.spec)}-{_safe(violation.invariant)}-{signature_id(sig)}.json"
     path = ctx.work_dir / "reproducers" / name
     note = f"assignor: {ref.spec}. {stage} finding, {violation.invariant}: {violation.message[:500]}{how}"

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from assigncheck.spec.bounded import bounded
 from assigncheck.spec.check import hang_limit
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.groups import coordinator_form
@@ -52,7 +53,7 @@ def _write(target: AssignorTarget, finding: Finding, path: Path, seed: int | Non
     v = finding.violation
     record = Record(target.ref, v.invariant, stage="fuzz", seed=target.seed if seed is None else seed,
                     budget_s=target.budget_s, hang_s=hang_limit(target.budget_s), cause=v.cause,
-                    signature=finding.signature, message=v.message[:2000],
+                    signature=finding.signature, message=bounded(v.message),
                     input="base64:" + base64.b64encode(finding.data).decode())
     note = f"assignor: {target.spec}. fuzz finding, {v.invariant}: {v.message[:500]}"
     save(problem_to_json(finding.problem), record, path, note)
