@@ -138,3 +138,53 @@ def test_a_huge_member_id_from_a_target_is_cut_in_every_report(tmp_path, capsys)
         assert "x" * MAX_CHARS not in text, path.name
     assert all("characters, cut]" in p.read_text() for p in reports)  # and each says so
     assert f"{size:,} characters, cut]" in reports[0].read_text()  # the finding's member id
+
+
+def test_sigterm_mid_fuzz_stops_the_gate_like_ctrl_c(tmp_path):
+    """What a CI runner sends on cancel or timeout: exit 143, the previous reports as they were, no work
+    directory, no fuzz job and nothing its target started left running."""
+    import signal
+    import time
+
+    reports, pids = tmp_path / "r", tmp_path / "pids"
+    reports.mkdir()
+    (reports / "report.json").write_text('{"previous": true}\n')
+    gate = subprocess.Popen([sys.executable, "-m", "assigncheck.ci", "gate", "--target",
+                             f"cmd:{sys.executable} {MISBEHAVING} escape {pids}", "--stages", "fuzz",
+                             "--report-dir", str(reports)], cwd=tmp_path, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        while gate.poll() is None and not list(reports.glob(".gate-run-*/fuzz/corpus/*/*")):
+            time.sleep(0.2)  # until the fuzz jobs write their corpus
+        assert gate.poll() is None, gate.stderr.read()  # type: ignore[union-attr]
+        jobs = subprocess.run(["pgrep", "-f", f"assigncheck.fuzz.runner.*{reports}"], capture_output=True,
+                              text=True).stdout.split()
+        assert jobs
+        gate.send_signal(signal.SIGTERM)
+        assert gate.wait(timeout=120) == 143, gate.stderr.read()  # type: ignore[union-attr]
+    finally:
+        gate.kill()
+    err = gate.stderr.read()  # type: ignore[union-attr]
+    assert err.strip().splitlines()[-1] == "assigncheck: terminated" and "Traceback" not in err, err
+    assert sorted(p.name for p in reports.iterdir()) == ["report.json"]
+    assert (reports / "report.json").read_text() == '{"previous": true}\n'
+    started = [int(p) for p in pids.read_text().split()]
+    assert [p for p in map(int, jobs + started) if _alive(p)] == []
+
+
+def test_a_gate_writes_nothing_outside_its_report_directory_and_the_cache(tmp_path):
+    """hypothesis' files (`./.hypothesis`) and numba's machine code (the package's `__pycache__`) go to
+    `$XDG_CACHE_HOME/assigncheck`; the working directory gets the report directory only."""
+    package = ROOT / "impl"
+    compiled = {p: p.stat().st_mtime_ns for p in package.rglob("*.nb[ic]")}
+    cwd, cache = tmp_path / "work", tmp_path / "cache"
+    cwd.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "HYPOTHESIS_STORAGE_DIRECTORY")}
+    run = subprocess.run([sys.executable, "-m", "assigncheck.ci", "gate", "--target", "sticky", "--stages",
+                          "properties", "--report-dir", "r"], cwd=cwd, env={**env, "XDG_CACHE_HOME": str(cache)},
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert [p.name for p in cwd.iterdir()] == ["r"]
+    assert {p: p.stat().st_mtime_ns for p in package.rglob("*.nb[ic]")} == compiled
+    assert list((cache / "assigncheck" / "numba").rglob("*.nbi"))  # numba's cache went where it was sent
+    assert (cache / "assigncheck" / "hypothesis").is_dir()
