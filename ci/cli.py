@@ -115,6 +115,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not _stdout_is_broken():
             raise
         return 128 + signal.SIGPIPE  # 141, what a shell reports for a pipeline cut short by `head`
+    except MemoryError:  # a valid input past this machine's memory: the user's to resize, not a finding (exit 1)
+        print("assigncheck: error: out of memory: the input needs more memory than this process may use (see the "
+              "README's limits)", file=sys.stderr)
+        return 2
     except KeyboardInterrupt as e:
         print(f"assigncheck: {'terminated' if isinstance(e, Terminated) else 'interrupted'}", file=sys.stderr)
         return exit_code(e)

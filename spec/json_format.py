@@ -63,6 +63,7 @@ from .model import (
     StreamsProblem,
     TopicOffsets,
     TopicTable,
+    _as_tuple_of_frozensets,
     partitions_of,
     sets_of_grouped_rows,
 )
@@ -280,10 +281,11 @@ def _racks(value: Any, topics: Mapping[str, int], path: str) -> dict[str, tuple[
         lists = _list(per_partition, p)
         if len(lists) != topics[topic]:
             raise FormatError(p, f"must list racks for {topics[topic]} partitions, got {len(lists)}")
-        out[topic] = tuple(
-            frozenset(_str(r, f"{p}[{i}][{j}]") for j, r in enumerate(_list(racks, f"{p}[{i}]")))
-            for i, racks in enumerate(lists)
-        )
+        if not all(type(racks) is list and all(type(r) is str for r in racks) for racks in lists):
+            for i, racks in enumerate(lists):  # name the first bad entry
+                for j, r in enumerate(_list(racks, f"{p}[{i}]")):
+                    _str(r, f"{p}[{i}][{j}]")
+        out[topic] = _as_tuple_of_frozensets(lists)  # one shared set per distinct rack set
     return out
 
 
