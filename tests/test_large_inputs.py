@@ -49,6 +49,7 @@ def _check(problem: Path, assignment: Path, limit: int) -> subprocess.CompletedP
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3600)  # two checks of 10 M partitions, each minutes on a busy machine
 def test_a_problem_at_the_documented_limits_is_checked_within_the_memory_bound(tmp_path):
     problem, assignment = write_large(tmp_path)
     assert 100 << 20 < problem.stat().st_size <= MAX_INPUT_BYTES
