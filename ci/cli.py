@@ -8,6 +8,7 @@ Exit codes: 0 all good, 1 a violation or finding, 2 bad usage or input (one line
 from __future__ import annotations
 
 import argparse
+import atexit
 import importlib
 import importlib.metadata
 import os
@@ -20,6 +21,8 @@ from typing import NoReturn
 
 from assigncheck.ci import commands
 from assigncheck.ci.args import one_line
+from assigncheck.ci.context import Terminated, ctrl_c_stops, exit_code
+from assigncheck.run.cache import keep_state_in_cache
 from assigncheck.spec.errors import InputError
 
 
@@ -80,6 +83,15 @@ def _stdout_is_broken() -> bool:
     return True
 
 
+def _own_descendants() -> None:
+    """Whatever a target starts (a `setsid` daemon too) is re-parented to this process and killed at exit,
+    after every other exit handler (registered first, so it runs last: Spark's gateway stops first)."""
+    from assigncheck.impl.targets.reaper import become_subreaper, end_descendants
+
+    if become_subreaper():
+        atexit.register(end_descendants)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     # `--target package.module:object` names the user's own code: import it from where they stand, as
     # `python -m` would (the console script's sys.path has only its own directory).
@@ -89,9 +101,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         cwd = ""
     if cwd and "" not in sys.path and cwd not in sys.path:
         sys.path.insert(0, cwd)
+    if argv is None:  # this process is the command (not a caller's in-process run)
+        keep_state_in_cache()
+        _own_descendants()
     try:
         args = build_parser().parse_args(argv)
-        return int(args.run(args))
+        with ctrl_c_stops():
+            return int(args.run(args))
     except InputError as e:
         print(f"assigncheck: error: {one_line(str(e))}", file=sys.stderr)
         return 2
@@ -99,9 +115,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not _stdout_is_broken():
             raise
         return 128 + signal.SIGPIPE  # 141, what a shell reports for a pipeline cut short by `head`
-    except KeyboardInterrupt:
-        print("assigncheck: interrupted", file=sys.stderr)
-        return 130
+    except MemoryError:  # a valid input past this machine's memory: the user's to resize, not a finding (exit 1)
+        print("assigncheck: error: out of memory: the input needs more memory than this process may use (see the "
+              "README's limits)", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt as e:
+        print(f"assigncheck: {'terminated' if isinstance(e, Terminated) else 'interrupted'}", file=sys.stderr)
+        return exit_code(e)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from assigncheck.ci.results import GateResult, StageResult
+from assigncheck.ci.results import GateResult, StageResult, bounded_result
+from assigncheck.formats.bounded import bounded
+
+LINE = 200  # characters of a finding's message on the terminal (the reports hold more)
 
 SHOWN = 20  # findings printed; the reports list every one
 MARKS = {"confirmed": "[red]✗[/]", "unconfirmed": "[yellow]?[/] unconfirmed:",
@@ -50,8 +53,9 @@ def _findings(result: GateResult) -> list[str]:
     listed = [(status, f) for status in MARKS for f in result.by_status(status)]  # type: ignore[arg-type]
     lines = []
     for status, f in listed[:SHOWN]:
-        why = f" [dim]({escape(f.why[:160])})[/]" if f.why else ""
-        lines.append(f"{MARKS[status]} {escape(f.target)} / {f.stage} / {f.invariant}: {escape(f.message[:160])}{why}"
+        why = f" [dim]({escape(bounded(f.why, LINE))})[/]" if f.why else ""
+        message = escape(bounded(f.message, LINE))
+        lines.append(f"{MARKS[status]} {escape(f.target)} / {f.stage} / {f.invariant}: {message}{why}"
                      + (f"\n    reproducer: {escape(f.reproducer)}" if f.reproducer else ""))
     if len(result.findings) > SHOWN:
         lines.append(f"... and {len(result.findings) - SHOWN} more (see the reports)")
@@ -62,7 +66,7 @@ def print_summary(result: GateResult, files: Mapping[str, Path]) -> None:
     from rich.console import Console
     from rich.markup import escape
 
-    console = Console(highlight=False)
+    console, result = Console(highlight=False), bounded_result(result)
     console.print(_table(result))
     for line in _findings(result):
         console.print(line)

@@ -12,13 +12,14 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
 
-from assigncheck.ci.results import STATUSES, Finding, GateResult, StageResult
+from assigncheck.ci.results import STATUSES, Finding, GateResult, StageResult, bounded_result
+from assigncheck.formats.bounded import bounded
 from assigncheck.formats.documents import write_atomic
 
 
 def write_all(result: GateResult, report_dir: str | Path) -> dict[str, Path]:
     """All four reports."""
-    out = Path(report_dir)
+    out, result = Path(report_dir), bounded_result(result)
     return {
         "junit": write_atomic(out / "junit.xml", junit_xml(result)),
         "json": write_atomic(out / "report.json", json.dumps(result.to_json(), indent=1) + "\n"),
@@ -39,6 +40,7 @@ def _promises(text: str | None) -> str:
 
 
 def junit_xml(result: GateResult) -> str:
+    result = bounded_result(result)  # target text, cut (a cut text is not cut again)
     suites = ET.Element("testsuites", name="assigncheck gate", time=f"{result.seconds:.2f}")
     for stage in result.stages:
         cases = stage.cases()
@@ -99,7 +101,7 @@ def _status(ok: bool) -> str:
 
 
 def _md(text: str, limit: int = 200) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")[:limit]
+    return bounded(text, limit).replace("|", "\\|").replace("\n", " ")
 
 
 def _md_cell(rs: Sequence[StageResult]) -> str:
@@ -118,6 +120,7 @@ def _md_stage_table(result: GateResult) -> list[str]:
 
 
 def markdown(result: GateResult) -> str:
+    result = bounded_result(result)  # target text, cut (a cut text is not cut again)
     counts = ", ".join(f"{len(result.by_status(s))} {s}" for s in STATUSES)
     lines = [
         f"## assigncheck gate ({result.profile}): {'passed' if result.exit_code == 0 else 'FAILED'}",
@@ -221,6 +224,7 @@ def _plots(result: GateResult, rows: Sequence[dict[str, Any]]) -> list[tuple[str
 
 def html_page(result: GateResult) -> str:
     """The page, with plots of the stages' per-instance rows (the campaign's sizes, times and quality)."""
+    result = bounded_result(result)  # target text, cut (a cut text is not cut again)
     esc = html.escape
     rows = [r for s in result.stages for r in s.rows]
     table_rows = "".join(

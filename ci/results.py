@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
+from assigncheck.formats.bounded import bounded
 from assigncheck.spec.violations import Violation
 
 Status = Literal["confirmed", "unconfirmed", "unreachable"]
@@ -135,3 +136,22 @@ class GateResult:
             "warnings": self.warnings,
             "stages": [s.to_json() for s in self.stages],
         }
+
+
+def _cut(value: Any) -> Any:
+    return bounded(value) if isinstance(value, str) else value
+
+
+def bounded_result(result: GateResult) -> GateResult:
+    """`result` with every text that may come from a target (messages, member ids, stage errors, notes, stats)
+    cut by `formats.bounded`: what every report writer and the console print."""
+
+    def finding(f: Finding) -> Finding:
+        return replace(f, message=bounded(f.message), why=bounded(f.why), target=bounded(f.target),
+                       members=tuple(map(bounded, f.members)))
+
+    stages = [replace(s, target=bounded(s.target), findings=list(map(finding, s.findings)),
+                      error=None if s.error is None else bounded(s.error), notes=list(map(bounded, s.notes)),
+                      stats={k: _cut(v) for k, v in s.stats.items()}) for s in result.stages]
+    return replace(result, targets=tuple(map(bounded, result.targets)), stages=stages,
+                   notes=list(map(bounded, result.notes)))

@@ -26,6 +26,7 @@ from typing import Any
 
 from assigncheck.findings.minimize import minimize
 from assigncheck.findings.signature import keeps_its_shape, signature
+from assigncheck.formats.bounded import bounded
 from assigncheck.formats.documents import dumps, problem_to_json, write_atomic
 from assigncheck.formats.reproducer import Record, TargetRef, save
 from assigncheck.run.breaker import HANG_CAUSES
@@ -108,7 +109,7 @@ class Reproducers:
         violation = self.said(violation)
         record = Record(self.ref, violation.invariant, stage=self.stage, seed=seed, budget_s=self.budget_s,
                         hang_s=hang_limit(self.budget_s), cause=violation.cause, signature=signature,
-                        message=violation.message[:2000],
+                        message=bounded(violation.message),
                         input="base64:" + base64.b64encode(data).decode() if data else "", extra=extra or {})
         note = f"assignor: {self.ref.spec}. {self.stage} finding, {violation.invariant}: {violation.message[:500]}"
         path = self.path(violation.invariant, signature if distinct is None else distinct)

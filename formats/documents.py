@@ -47,6 +47,7 @@ from assigncheck.formats.json_input import (
     decode,
     file_kind,
     gc_paused,
+    json_type,
     load_json,
     parse_json,
     read_input,
@@ -71,6 +72,7 @@ from assigncheck.spec.model import (
     TopicOffsets,
     TopicTable,
     partitions_of,
+    rack_sets,
     sets_of_grouped_rows,
 )
 
@@ -94,7 +96,7 @@ def _expect(value: Any, kind: type | tuple[type, ...], path: str, what: str) -> 
     if isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
         raise FormatError(path, f"must be {what}, got a boolean")
     if not isinstance(value, kind):
-        raise FormatError(path, f"must be {what}, got {type(value).__name__}")
+        raise FormatError(path, f"must be {what}, got {json_type(value)}")
     return value
 
 
@@ -283,10 +285,11 @@ def _racks(value: Any, topics: Mapping[str, int], path: str) -> dict[str, tuple[
         lists = _list(per_partition, p)
         if len(lists) != topics[topic]:
             raise FormatError(p, f"must list racks for {topics[topic]} partitions, got {len(lists)}")
-        out[topic] = tuple(
-            frozenset(_str(r, f"{p}[{i}][{j}]") for j, r in enumerate(_list(racks, f"{p}[{i}]")))
-            for i, racks in enumerate(lists)
-        )
+        if not all(type(racks) is list and all(type(r) is str for r in racks) for racks in lists):
+            for i, racks in enumerate(lists):  # name the first bad entry
+                for j, r in enumerate(_list(racks, f"{p}[{i}]")):
+                    _str(r, f"{p}[{i}][{j}]")
+        out[topic] = rack_sets(lists)  # one shared set per distinct rack set
     return out
 
 

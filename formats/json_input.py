@@ -95,6 +95,25 @@ class _Constant(Exception):
     """NaN, Infinity or -Infinity: Python's json accepts them, JSON does not."""
 
 
+def json_type(value: Any) -> str:
+    """What the user wrote, in JSON's words ("null", "an object"): messages never name Python's types."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a decimal number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (list, tuple)):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return f"a {type(value).__name__}"  # not from a JSON document (a caller's own object)
+
+
 def _reject_constant(name: str) -> Any:
     raise _Constant(name)
 
@@ -140,7 +159,9 @@ def parse_json(data: str | bytes, source: str = "") -> Any:
         with gc_paused():
             doc = json.loads(text, object_pairs_hook=pairs_hook, parse_constant=_reject_constant)
     except json.JSONDecodeError as e:
-        raise JSONSyntaxError(source, f"is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+        # json's own message may end in "at" ("Unterminated string starting at"): say the place once
+        what = e.msg.removesuffix(" at")
+        raise JSONSyntaxError(source, f"is not valid JSON: {what} at line {e.lineno} column {e.colno}") from None
     except RecursionError:
         raise FormatError(source, f"nests deeper than {MAX_JSON_DEPTH} levels") from None
     except _Constant as e:
@@ -251,5 +272,6 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 __all__ = [
-    "JSONSyntaxError", "MAX_JSON_DEPTH", "decode", "file_kind", "gc_paused", "load_json", "parse_json", "read_input"
+    "JSONSyntaxError", "MAX_JSON_DEPTH", "decode", "file_kind", "gc_paused", "json_type", "load_json", "parse_json",
+    "read_input"
 ]

@@ -30,6 +30,7 @@ from typing import Any, TypeAlias
 import numpy as np
 
 from assigncheck.formats import documents as json_format
+from assigncheck.formats.json_input import json_type
 from assigncheck.spec.errors import FormatError, InputError
 from assigncheck.spec.limits import MAX_MEMBERS, MAX_PARTITIONS, check_limit
 from assigncheck.spec.model import INT32_MAX, Assignment, LagInfo, Member, Problem, TopicOffsets, partitions_of
@@ -272,19 +273,19 @@ def scenario_to_json(scenario: Scenario) -> dict[str, Any]:
 
 def _str(value: Any, path: str) -> str:
     if not isinstance(value, str):
-        raise FormatError(path, f"must be a string, got {type(value).__name__}")
+        raise FormatError(path, f"must be a string, got {json_type(value)}")
     return value
 
 
 def _int(value: Any, path: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise FormatError(path, f"must be an integer, got {type(value).__name__}")
+        raise FormatError(path, f"must be an integer, got {json_type(value)}")
     return value
 
 
 def _fields(value: Any, path: str, names: tuple[str, ...]) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise FormatError(path, f"must be an object, got {type(value).__name__}")
+        raise FormatError(path, f"must be an object, got {json_type(value)}")
     for key in names:
         if key not in value:
             raise FormatError(f"{path}.{key}", "is missing")
@@ -322,7 +323,7 @@ def _step_from_json(doc: Any, path: str) -> Step:
 def scenario_from_json(doc: Any) -> Scenario:
     """A parsed JSON document -> a validated `Scenario`. Raises `FormatError`/`InputError` naming the field."""
     if not isinstance(doc, dict):
-        raise FormatError("", f"must be an object, got {type(doc).__name__}")
+        raise FormatError("", f"must be an object, got {json_type(doc)}")
     version = doc.get("format")
     if type(version) is not int or version != json_format.FORMAT_VERSION:  # not 1.0, not true
         raise FormatError("format", f"must be the integer {json_format.FORMAT_VERSION}, got "

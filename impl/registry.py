@@ -227,14 +227,16 @@ def probe(target: Assignor) -> Assignor:
     """Check that an outside target runs at all, on the smallest problem a real group can send (one member,
     one topic of one partition): a program that cannot start, is not an assignor or fails even there is a
     usage error (TargetUnavailable, exit 2), not a finding on every problem of a stage."""
-    from assigncheck.run.calls import run_assignor
+    from assigncheck.run.calls import HANG_MIN_S, run_assignor
     from assigncheck.spec.errors import AssignorFailed, TargetUnavailable
     from assigncheck.spec.groups import protocol_form
 
     if getattr(target, "name", None) in BUILTINS and target is _instances.get(target.name):
         return target
     try:
-        run_assignor(target, protocol_form(smallest(problem_kind(target)), target.promises), budget_s=PROBE_BUDGET_S)
+        # the documented hang limit (30 s), not the one a 10 s budget would give (100 s)
+        run_assignor(target, protocol_form(smallest(problem_kind(target)), target.promises), budget_s=PROBE_BUDGET_S,
+                     hang_s=HANG_MIN_S)
     except AssignorFailed as failed:
         raise TargetUnavailable("--target", f"{target.name} cannot assign even the smallest problem (one member, "
                                             f"one partition): {failed.violation.message}") from None

@@ -240,4 +240,4 @@ def run_timed(assignor: Assignor, problem: Problem | StreamsProblem, budget_s: f
                                 cause=f"returned {type(out).__name__}"))
     return out, cpu
 
-__all__ = ["crash_cause", "hang_limit", "run_assignor", "run_timed", "timer_handlers"]
+__all__ = ["HANG_MIN_S", "crash_cause", "hang_limit", "run_assignor", "run_timed", "timer_handlers"]

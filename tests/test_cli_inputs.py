@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import signal
 import stat
 import subprocess
@@ -185,6 +186,21 @@ def test_standard_input_is_dash(problem, capsys, monkeypatch):
     one_error(capsys, 2, ["check", "-", "-"], "only one of PROBLEM and ASSIGNMENT")
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"[1,")))
     one_error(capsys, 2, ["assign", "--assignor", "range", "-"], "standard input: is not valid JSON")
+
+
+def test_errors_name_json_types_and_say_each_word_once(tmp_path, capsys):
+    path = tmp_path / "p.json"
+    path.write_text('{"format": 1, "topics": {"orders": 3}, "members": [{"id": "c0')
+    err = one_error(capsys, 2, ["assign", "--assignor", "range", str(path)], "Unterminated string starting at line 1")
+    assert "at at" not in err
+    for value, named in ((None, "got null"), ({}, "got an object"), ([1], "got an array"), (1.5, "got a decimal"),
+                         ("3", "got a string"), (True, "got a boolean")):
+        path.write_text(json.dumps({**PROBLEM, "topics": {"orders": value}}))
+        err = one_error(capsys, 2, ["assign", "--assignor", "range", str(path)], "topics.orders", named)
+        assert not re.search(r"\b(NoneType|dict|list|float|str|bool|int)\b", err), err
+    path.write_text(json.dumps({"format": 1, "kind": "scenario", "initial": PROBLEM, "steps": None}))
+    err = one_error(capsys, 2, ["assign", "--assignor", "range", str(path)])
+    assert "NoneType" not in err, err
 
 
 def test_errors_quoting_names_with_line_breaks_stay_one_line(tmp_path, capsys):

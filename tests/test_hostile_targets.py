@@ -15,6 +15,8 @@ from assigncheck.formats.documents import save_problem
 from assigncheck.spec.model import Member, Problem
 
 ROOT = Path(__file__).resolve().parents[1]
+MISBEHAVING = ROOT / "tests" / "fixtures" / "misbehaving_target.py"
+REPRODUCER = ROOT / "examples" / "library-findings" / "kafka-python-sticky-order-dependent.json"
 NOT_ASSIGNORS = ["cmd:false", "cmd:true", "cmd:cat", "cmd:yes", "cmd:/nonexistent/assignor", "os:getcwd",
                  "builtins:print"]
 
@@ -86,3 +88,103 @@ def test_no_target_process_outlives_the_command(tmp_path, problem_file):
     assert run.returncode == 2, run.stderr
     left = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
     assert left == [], left
+
+
+def test_the_start_up_probe_holds_a_half_answer_to_the_documented_hang_limit(tmp_path, capsys):
+    from assigncheck.run.calls import HANG_MIN_S
+
+    err = _one_line_exit_2(capsys, ["gate", "--target", f"cmd:{sys.executable} {MISBEHAVING} half", "--stages",
+                                    "properties", "--report-dir", str(tmp_path / "r")])
+    assert f"no answer within {HANG_MIN_S:g} s" in err, err
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("verb", ["assign", "replay", "gate", "fuzz"])
+def test_nothing_a_target_starts_outlives_the_command(verb, tmp_path, problem_file):
+    pids = tmp_path / "pids"
+    target = f"cmd:{sys.executable} {MISBEHAVING} escape {pids}"
+    argv = {"assign": ["assign", "--target", target, problem_file],
+            "replay": ["replay", str(REPRODUCER), "--target", target],
+            "gate": ["gate", "--target", target, "--stages", "properties", "--report-dir", str(tmp_path / "r")],
+            "fuzz": ["fuzz", "--target", target, "--seconds", "3", "--out", str(tmp_path / "f")]}[verb]
+    run = subprocess.run([sys.executable, "-m", "assigncheck.ci", *argv], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=600)
+    assert "Traceback" not in run.stderr, run.stderr
+    started = [int(p) for p in pids.read_text().split()]
+    assert len(started) >= 2  # a child in the target's process group and a daemon in a session of its own
+    assert [p for p in started if _alive(p)] == []
+
+
+def test_a_huge_member_id_from_a_target_is_cut_in_every_report(tmp_path, capsys):
+    from assigncheck.formats.bounded import MAX_CHARS
+
+    size = 1 << 20  # a 1 MiB member id in every answer
+    code = main(["gate", "--target", f"cmd:{sys.executable} {MISBEHAVING} long-name {size}", "--stages",
+                 "properties", "--report-dir", str(tmp_path / "r")])
+    out = capsys.readouterr().out
+    assert code == 1  # an answer naming a member that is not in the group: H1, confirmed
+    assert "x" * MAX_CHARS not in out and "characters, cut]" in out
+    reports = [tmp_path / "r" / name for name in ("report.json", "junit.xml", "summary.md", "report.html")]
+    for path in [*reports, *(tmp_path / "r" / "reproducers").glob("*.json")]:
+        text = path.read_text()
+        assert len(text) < size / 4, (path.name, len(text))
+        assert "x" * MAX_CHARS not in text, path.name
+    assert all("characters, cut]" in p.read_text() for p in reports)  # and each says so
+    assert f"{size:,} characters, cut]" in reports[0].read_text()  # the finding's member id
+
+
+def test_sigterm_mid_fuzz_stops_the_gate_like_ctrl_c(tmp_path):
+    """What a CI runner sends on cancel or timeout: exit 143, the previous reports as they were, no work
+    directory, no fuzz job and nothing its target started left running."""
+    import signal
+    import time
+
+    reports, pids = tmp_path / "r", tmp_path / "pids"
+    reports.mkdir()
+    (reports / "report.json").write_text('{"previous": true}\n')
+    gate = subprocess.Popen([sys.executable, "-m", "assigncheck.ci", "gate", "--target",
+                             f"cmd:{sys.executable} {MISBEHAVING} escape {pids}", "--stages", "fuzz",
+                             "--report-dir", str(reports)], cwd=tmp_path, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        while gate.poll() is None and not list(reports.glob(".gate-run-*/fuzz/corpus/*/*")):
+            time.sleep(0.2)  # until the fuzz jobs write their corpus
+        assert gate.poll() is None, gate.stderr.read()  # type: ignore[union-attr]
+        jobs = subprocess.run(["pgrep", "-f", f"assigncheck.fuzz.runner.*{reports}"], capture_output=True,
+                              text=True).stdout.split()
+        assert jobs
+        gate.send_signal(signal.SIGTERM)
+        assert gate.wait(timeout=120) == 143, gate.stderr.read()  # type: ignore[union-attr]
+    finally:
+        gate.kill()
+    err = gate.stderr.read()  # type: ignore[union-attr]
+    assert err.strip().splitlines()[-1] == "assigncheck: terminated" and "Traceback" not in err, err
+    assert sorted(p.name for p in reports.iterdir()) == ["report.json"]
+    assert (reports / "report.json").read_text() == '{"previous": true}\n'
+    started = [int(p) for p in pids.read_text().split()]
+    assert [p for p in map(int, jobs + started) if _alive(p)] == []
+
+
+def test_a_gate_writes_nothing_outside_its_report_directory_and_the_cache(tmp_path):
+    """hypothesis' files (`./.hypothesis`) and numba's machine code (the package's `__pycache__`) go to
+    `$XDG_CACHE_HOME/assigncheck`; the working directory gets the report directory only."""
+    package = ROOT / "impl"
+    compiled = {p: p.stat().st_mtime_ns for p in package.rglob("*.nb[ic]")}
+    cwd, cache = tmp_path / "work", tmp_path / "cache"
+    cwd.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "HYPOTHESIS_STORAGE_DIRECTORY")}
+    run = subprocess.run([sys.executable, "-m", "assigncheck.ci", "gate", "--target", "sticky", "--stages",
+                          "properties", "--report-dir", "r"], cwd=cwd, env={**env, "XDG_CACHE_HOME": str(cache)},
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert [p.name for p in cwd.iterdir()] == ["r"]
+    assert {p: p.stat().st_mtime_ns for p in package.rglob("*.nb[ic]")} == compiled
+    assert list((cache / "assigncheck" / "numba").rglob("*.nbi"))  # numba's cache went where it was sent
+    assert (cache / "assigncheck" / "hypothesis").is_dir()

@@ -46,6 +46,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from assigncheck.formats.documents import assignment_from_json, dumps, parse_json, problem_to_json
+from assigncheck.impl.targets.reaper import tree
 from assigncheck.spec.errors import FormatError, InputError, TargetFailure, TargetUnavailable
 from assigncheck.spec.model import AnyProblem, Assignment
 from assigncheck.spec.promises import Promises
@@ -78,19 +79,6 @@ def _proc_cpu(pid: int) -> float:
     except OSError:
         pass
     return total
-
-
-def _tree(pid: int) -> list[int]:
-    """A process and its live descendants (from /proc), descendants first."""
-    found: list[int] = []
-    try:
-        for tid in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
-                for child in f.read().split():
-                    found += _tree(int(child))
-    except OSError:
-        pass
-    return [*found, pid]
 
 
 class _Prefetched(NamedTuple):
@@ -174,7 +162,7 @@ class CommandTarget:
             self._selector = None
         if proc is None:
             return
-        for pid in [-proc.pid] if self.own_session else _tree(proc.pid):
+        for pid in [-proc.pid] if self.own_session else tree(proc.pid):
             try:
                 os.kill(pid, signal.SIGKILL)  # a negative pid: the whole process group
             except (ProcessLookupError, PermissionError):

@@ -23,6 +23,7 @@ import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from assigncheck.run.cache import cache_dir
 from assigncheck.spec.errors import TargetUnavailable
 
 _BRIDGE = Path(__file__).with_name("java_bridge")
@@ -114,8 +115,7 @@ def cache_key(sources: Sequence[Path], classpath: Sequence[str], javac: str) -> 
 
 
 def cache_root() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base, "assigncheck", "java")
+    return cache_dir("java")
 
 
 def compiled(sources: Sequence[Path], classpath: Sequence[str]) -> Path:

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from xml.sax.saxutils import escape
 
+from assigncheck.run.cache import cache_dir
 from assigncheck.spec.errors import InputError, TargetUnavailable
 
 KAFKA = "org.apache.kafka"
@@ -46,8 +47,7 @@ def parse(text: str) -> tuple[str, ...]:
 
 
 def cache_root() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base, "assigncheck", "maven")
+    return cache_dir("maven")
 
 
 def _pom(coordinates: Sequence[str]) -> str:

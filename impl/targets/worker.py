@@ -16,6 +16,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
+from assigncheck.formats.bounded import bounded
 from assigncheck.formats.reproducer import TargetRef
 from assigncheck.impl.targets.command import CommandTarget
 
@@ -36,10 +37,10 @@ def _answer(target: Any, request: dict[str, Any]) -> dict[str, Any]:
         out = target.assign(problem_from_json(request["problem"]))
         return {**doc, "assignment": assignment_to_json(out)["assignment"]}
     except TargetFailure as e:  # a cmd: or java: target under the worker: its failure, as the harness saw it
-        return {**doc, "error": str(e)[:2000], "exception": e.cause}
+        return {**doc, "error": bounded(str(e)), "exception": e.cause}
     except Exception as e:  # noqa: BLE001 - the target's crash, with its identity
         exception, _, frame = crash_cause(e).partition("@")
-        return {**doc, "error": f"{type(e).__name__}: {e}"[:2000], "exception": exception, "frame": frame}
+        return {**doc, "error": bounded(f"{type(e).__name__}: {e}"), "exception": exception, "frame": frame}
 
 
 def main(argv: list[str]) -> int:
