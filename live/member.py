@@ -50,9 +50,13 @@ class Timeline:
         self.member_id: Any = lambda: None
 
     def write(self, event: str, partitions: Any = ()) -> None:
+        t = time.monotonic()
         pairs = sorted([tp.topic, tp.partition] for tp in partitions)
-        line = {"t": time.monotonic(), "event": event, "partitions": pairs, "generation": self.generation(),
-                "member_id": self.member_id()}
+        try:
+            generation, member_id = self.generation(), self.member_id()
+        except Exception:  # noqa: BLE001 (a closed client has none)
+            generation = member_id = None
+        line = {"t": t, "event": event, "partitions": pairs, "generation": generation, "member_id": member_id}
         self._out.write(json.dumps(line) + "\n")
         self._out.flush()
 

@@ -48,12 +48,17 @@ def check_client(client: str, protocol: str) -> None:
         raise InputError("--protocol", f"{client} speaks {' and '.join(CLIENTS[client])} only, not {protocol!r}")
 
 
-def java_command() -> list[str]:
+def java_command(classpath: tuple[str, ...] = ()) -> list[str]:
+    """Kafka's consumer (the broker's kafka-clients) running `LiveMember`, with `classpath` first (the user's
+    assignor class)."""
     java, _ = java_build.jdk()
     jars = broker.jars()
     built = java_build.compiled([_SOURCE], jars)
-    return [java, "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
-            "-cp", os.pathsep.join([str(built), *jars]), "LiveMember"]
+    for entry in classpath:
+        if not Path(entry).exists():
+            raise InputError("--classpath", f"{entry} does not exist")
+    return [java, "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+            "-cp", os.pathsep.join([*map(str, classpath), str(built), *jars]), "LiveMember"]
 
 
 @dataclass

@@ -33,9 +33,13 @@ class Client:
     client: str
     protocol: str
     assignor: str
+    classpath: tuple[str, ...] = ()  # java: jars or directories holding the assignor class
 
-    def to_json(self) -> dict[str, str]:
-        return {"client": self.client, "protocol": self.protocol, "assignor": self.assignor}
+    def to_json(self) -> dict[str, Any]:
+        doc: dict[str, Any] = {"client": self.client, "protocol": self.protocol, "assignor": self.assignor}
+        if self.classpath:
+            doc["classpath"] = list(self.classpath)
+        return doc
 
     def __str__(self) -> str:
         return f"{self.client} ({self.protocol}, {self.assignor})"
@@ -89,7 +93,7 @@ class _Group:
         self.members: dict[str, members_mod.Member] = {}
         self.subscriptions: dict[str, tuple[str, ...]] = {}
         self.instance_ids: dict[str, str | None] = {}
-        self.java = members_mod.java_command() if client.client == "java" else None
+        self.java = members_mod.java_command(client.classpath) if client.client == "java" else None
         self._create({t: n for t, n in self.topics.items()})
 
     def real(self, topic: str) -> str:

@@ -121,7 +121,9 @@ def generate(seed: int, steps: int, *, static: bool = True, slow: bool = True) -
             live.append(name)
             plan.append(Step("restart", name))
         elif op == "subscribe":
-            plan.append(Step("subscribe", rng.choice(live), rng.choice([("t0",), ("t1",), ("t0", "t1")])))
+            name = rng.choice(live)
+            now = next(s.topics for s in reversed(plan) if s.member == name and s.op in ("join", "subscribe"))
+            plan.append(Step("subscribe", name, rng.choice([t for t in (("t0",), ("t1",), ("t0", "t1")) if t != now])))
         elif op == "partitions":
             topic = rng.choice(sorted(topics))
             topics_now = _counts(topics, plan)

@@ -81,6 +81,8 @@ def run(args: argparse.Namespace) -> int:
     if record is None and not args.target:
         raise InputError("--target", f"{where} is a problem file that names no target (not a reproducer); "
                                      "pass --target")
+    if record is not None and "live" in record.extra:  # a live group's finding: its schedule, on a fresh broker
+        return _say(args, _replay_live(args, record))
     ref = _target_ref(args, record)
     invariant = record.invariant if record is not None else None
     if invariant == "model.conformance":  # a proofs-stage finding: the Z3 model and the code disagree
@@ -97,6 +99,21 @@ def run(args: argparse.Namespace) -> int:
     if record is not None and "processes" in record.extra:  # H8 across processes: two processes, as recorded
         return _say(args, _replay_processes(args, ref, problem, record, budget, hang, note))
     return _say(args, _replay(args, ref, problem, invariant, budget, hang, seed, note))
+
+
+def _replay_live(args: argparse.Namespace, record: Any) -> dict[str, Any]:
+    from assigncheck.live import session
+
+    for flag in ("target", "promises", "budget", "minimize"):
+        if getattr(args, flag) is not None:
+            raise InputError(f"--{flag}", "does not apply to a live finding (its file names the client and schedule)")
+    again, result = session.replay(record)
+    violations = [{**v.to_json(), "matches": v.invariant == record.invariant, "step": step}
+                  for step, v in result.violations]
+    return {"file": str(args.file), "target": record.target.spec, "invariant": record.invariant,
+            "reproduces": again, "violations": violations, "seconds": round(result.seconds, 1),
+            "summary": (f"reproduces: {record.invariant} on a fresh broker with {result.spec.client}" if again else
+                        f"no longer reproduces: {record.invariant} not seen with {result.spec.client}")}
 
 
 def _target_ref(args: argparse.Namespace, record: Any) -> Any:
