@@ -24,8 +24,6 @@ from assigncheck.spec.errors import TargetUnavailable
 
 from . import cleanup
 
-VERSION = "4.4.0"
-BROKER = (f"{maven.KAFKA}:kafka_2.13:{VERSION}",)
 START_S = 120.0  # a cold JVM on a busy 2-core machine
 # Short timeouts so a schedule's crashes and joins settle in seconds; both rebalance protocols on.
 SETTINGS = {
@@ -54,7 +52,7 @@ SETTINGS = {
 
 def jars() -> tuple[str, ...]:
     """The broker's jars (fetched once into the Maven cache)."""
-    return maven.jars(BROKER, flag="--bootstrap-server")
+    return maven.jars(maven.BROKER, flag="--bootstrap-server")
 
 
 def free_port() -> int:

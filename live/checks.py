@@ -8,7 +8,7 @@ from typing import Any
 
 from assigncheck.impl import registry
 from assigncheck.spec.check import check_assignment
-from assigncheck.spec.model import Assignment, Member, Problem, partitions_of
+from assigncheck.spec.model import Assignment, Member, Problem, partitions_equal, partitions_of
 from assigncheck.spec.promises import Promises
 from assigncheck.spec.violations import Violation
 
@@ -113,7 +113,8 @@ def check(outcome: Outcome, client: Client, promises: Promises, converge_s: floa
         if conform is not None:
             expected = conform.assign(problem)
             if expected != assignment:
-                moved = sorted(m for m in point.member_ids.values() if expected.get(m) != assignment.get(m))
+                moved = sorted(m for m in point.member_ids.values()
+                               if not partitions_equal(expected.get(m), assignment.get(m)))
                 found.append((point.step, Violation(
                     "live.conformance", f"the group's assignment differs from {conform.name}'s on the rebuilt "
                                         f"problem for {', '.join(moved)}", tuple(moved))))

@@ -157,10 +157,10 @@ def _run_aiokafka(s: dict[str, Any], log: Timeline, commands: queue.Queue[dict[s
 
         listener = Listener()
         consumer.subscribe(s["topics"], listener=listener)
+        # The generation is not public API; the coordinator exists from start(), whose first rebalance calls back.
+        log.generation = lambda: consumer._coordinator.generation
+        log.member_id = lambda: consumer._coordinator.member_id
         await consumer.start()
-        coordinator = consumer._coordinator  # the generation is not public API
-        log.generation = lambda: coordinator.generation
-        log.member_id = lambda: coordinator.member_id
         log.write("started")
         while True:
             await consumer.getmany(timeout_ms=100)

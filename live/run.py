@@ -15,10 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assigncheck.spec.errors import InputError
-
 from . import members as members_mod
 from .schedule import Schedule, Step
+from .schedule import check as check_steps
 
 SETTLE_S = 2.5
 QUIET_S = 1.0
@@ -169,13 +168,12 @@ def run(schedule: Schedule, client: Client, bootstrap: str, directory: Path, *,
         converge_s: float = CONVERGE_S) -> Outcome:
     """Run every step of `schedule`, waiting for a stable point after each (see the module's docstring)."""
     members_mod.check_client(client.client, client.protocol)
+    check_steps(schedule.steps, schedule.topics)
     started = time.monotonic()
     outcome = Outcome()
     group = _Group(schedule, client, bootstrap, directory)
     try:
         for index, step in enumerate(schedule.steps):
-            if step.op != "join" and step.member and step.member not in group.subscriptions:
-                raise InputError(f"schedule.steps[{index}].member", f"{step.member} has not joined")
             group.apply(step)
             if index + 1 < len(schedule.steps) and schedule.steps[index + 1].op == "join" \
                     and all(s.op == "join" for s in schedule.steps[:index + 1]):

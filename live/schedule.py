@@ -13,7 +13,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from assigncheck.spec.errors import FormatError
+from assigncheck.spec.errors import FormatError, InputError
 
 OPS = ("join", "leave", "crash", "restart", "subscribe", "partitions", "slow")
 
@@ -139,3 +139,42 @@ def _counts(initial: dict[str, int], plan: list[Step]) -> dict[str, int]:
         if step.op == "partitions":
             counts[step.topics[0]] = step.count
     return counts
+
+
+def check(steps: tuple[Step, ...] | list[Step], topics: dict[str, int], path: str = "schedule.steps") -> None:
+    """An `InputError` naming the first step no group can take: a member named before it joins (or after it left),
+    a restart of a member that did not crash, a join of a member already in the group, a step after the group
+    emptied, a topic the schedule does not create, or a topic shrinking."""
+    alive: set[str] = set()
+    crashed: set[str] = set()
+    counts = dict(topics)
+    for i, s in enumerate(steps):
+        where = f"{path}[{i}]"
+        unknown = sorted(set(s.topics) - set(counts))
+        if unknown:
+            raise InputError(f"{where}.topics", f"{unknown[0]!r} is not one of the schedule's topics")
+        if s.op == "join":
+            if s.member in alive or s.member in crashed or not s.member or not s.topics:
+                raise InputError(f"{where}.member", f"{s.member!r} cannot join: already in the group, or no "
+                                                    "name or topics")
+            alive.add(s.member)
+        elif s.op == "restart":
+            if s.member not in crashed:
+                raise InputError(f"{where}.member", f"{s.member!r} did not crash: nothing to restart")
+            crashed.discard(s.member)
+            alive.add(s.member)
+        elif s.op == "partitions":
+            if len(s.topics) != 1 or s.count <= counts.get(s.topics[0], 0):
+                raise InputError(f"{where}.count", "a topic only gains partitions: name one topic and a larger count")
+            counts[s.topics[0]] = s.count
+        elif s.member not in alive:
+            raise InputError(f"{where}.member", f"{s.member!r} is not in the group")
+        elif s.op in ("leave", "crash"):
+            alive.discard(s.member)
+            if s.op == "crash":
+                crashed.add(s.member)
+        elif s.op == "subscribe" and not s.topics:
+            raise InputError(f"{where}.topics", "a subscription names at least one topic")
+        if not alive and i + 1 < len(steps) and steps[i + 1].op not in ("join", "restart"):
+            raise InputError(f"{path}[{i + 1}]", "the group is empty")
+

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assigncheck.spec.errors import FormatError
+from assigncheck.spec.errors import FormatError, InputError
 from assigncheck.spec.json_format import problem_to_json
 from assigncheck.spec.model import Member, Problem
 from assigncheck.spec.promises import Promises
@@ -28,6 +28,7 @@ from . import checks
 from .broker import Broker
 from .run import CONVERGE_S, Client, Outcome, run
 from .schedule import Schedule
+from .schedule import check as check_steps
 
 STAGE = "live"
 
@@ -150,7 +151,7 @@ def minimize(spec: LiveSpec, still_fails: Callable[[LiveSpec], bool]) -> LiveSpe
     i = len(steps) - 1
     while i >= 1:
         shorter = steps[:i] + steps[i + 1:]
-        if _valid(shorter):
+        if _valid(shorter, spec.schedule.topics):
             candidate = LiveSpec(spec.client, Schedule(spec.schedule.topics, tuple(shorter)), spec.seed,
                                  spec.promises, spec.converge_s)
             if still_fails(candidate):
@@ -160,21 +161,9 @@ def minimize(spec: LiveSpec, still_fails: Callable[[LiveSpec], bool]) -> LiveSpe
                     spec.converge_s)
 
 
-def _valid(steps: list[Any]) -> bool:
-    alive: set[str] = set()
-    crashed: set[str] = set()
-    for s in steps:
-        if s.op == "join":
-            alive.add(s.member)
-        elif s.op == "restart":
-            if s.member not in crashed:
-                return False
-            crashed.discard(s.member)
-            alive.add(s.member)
-        elif s.member and s.member not in alive:
-            return False
-        elif s.op in ("leave", "crash"):
-            alive.discard(s.member)
-            if s.op == "crash":
-                crashed.add(s.member)
-    return bool(alive)
+def _valid(steps: list[Any], topics: dict[str, int]) -> bool:
+    try:
+        check_steps(steps, topics)
+    except InputError:
+        return False
+    return True

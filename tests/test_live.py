@@ -1,6 +1,6 @@
 """Live groups on a real broker: Kafka 4.4.0 in KRaft mode from the fetched jars, real clients as member processes.
 
-One broker serves the module. Each client library runs a short schedule (two members join, a topic gains
+One broker serves the module. Each client library (and group protocol) runs a short schedule (two members join, a topic gains
 partitions, one member crashes) and every check must pass on it, with the group's stable assignments equal to
 Kafka's range (classic) or balanced as the broker's uniform assignor promises (KIP-848). The checks themselves are
 held to failing inputs on timelines and stable points made by hand.
@@ -22,6 +22,8 @@ from assigncheck.live import checks, session
 from assigncheck.live.broker import Broker
 from assigncheck.live.run import Client, StablePoint, owned
 from assigncheck.live.schedule import Schedule, Step, generate
+from assigncheck.live.schedule import check as check_steps
+from assigncheck.spec.errors import InputError
 from assigncheck.spec.reproducer import record_of
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,10 +39,11 @@ def broker():
         yield b
 
 
+# One group per client library in the default run (15-20 s each); the other protocol of each behind -m slow.
 @pytest.mark.parametrize("client, protocol, assignor", [
     ("java", "classic", "org.apache.kafka.clients.consumer.RangeAssignor"),
-    ("java", "consumer", "uniform"),
-    ("confluent-kafka", "classic", "range"),
+    pytest.param("java", "consumer", "uniform", marks=pytest.mark.slow),
+    pytest.param("confluent-kafka", "classic", "range", marks=pytest.mark.slow),
     ("confluent-kafka", "consumer", "uniform"),
     ("kafka-python", "classic", "range"),
     ("aiokafka", "classic", "range"),
@@ -93,10 +96,14 @@ def test_stable_points_are_held_to_the_spec_and_to_the_assignor():
     promises = checks.promises_of(client, None)
     assert checks.check(outcome, client, promises, 10.0, conform) == []
     skewed = StablePoint(1, first.member_ids, first.subscriptions, first.instance_ids,
-                         {"a": frozenset({("t", 0), ("t", 1), ("t", 2)}), "b": frozenset()}, {"t": 4}, 1.0)
+                         {"a": frozenset({("t", i) for i in range(4)}), "b": frozenset()}, {"t": 4}, 1.0)
     found = {v.invariant for _, v in checks.check(session.Outcome(points=[first, skewed]), client, promises, 10.0,
                                                   conform)}
-    assert found == {"H5", "balance.per-topic", "live.conformance"}
+    assert found == {"balance.per-topic", "live.conformance"}
+    lost = StablePoint(1, first.member_ids, first.subscriptions, first.instance_ids,
+                       {"a": first.assignment["a"], "b": frozenset({("t", 2)})}, {"t": 4}, 1.0)
+    found = {v.invariant for _, v in checks.check(session.Outcome(points=[lost]), client, promises, 10.0, conform)}
+    assert found == {"H5", "live.conformance"}
     # Stickiness against the previous stable point, when promised: b's partitions moved for nothing.
     swapped = StablePoint(1, first.member_ids, first.subscriptions, first.instance_ids,
                           {"a": first.assignment["b"], "b": first.assignment["a"]}, {"t": 4}, 1.0)
@@ -111,7 +118,14 @@ def test_a_seeded_schedule_is_the_same_every_time_and_round_trips():
     one, two = generate(7, 6), generate(7, 6)
     assert one == two and one != generate(8, 6)
     assert Schedule.from_json(json.loads(json.dumps(one.to_json()))) == one
-    assert session._valid(list(one.steps))
+    check_steps(one.steps, one.topics)
+    for steps, field in [((Step("crash", "m9"),), "schedule.steps[0].member"),
+                         ((Step("join", "m0", ("t0",)), Step("restart", "m0")), "schedule.steps[1].member"),
+                         ((Step("join", "m0", ("t9",)),), "schedule.steps[0].topics"),
+                         ((Step("partitions", topics=("t0",), count=1),), "schedule.steps[0].count")]:
+        with pytest.raises(InputError) as e:
+            check_steps(steps, {"t0": 2})
+        assert e.value.path == field
 
 
 def test_the_broker_is_gone_with_its_storage_after_sigterm(tmp_path):
@@ -128,6 +142,7 @@ def test_the_broker_is_gone_with_its_storage_after_sigterm(tmp_path):
     assert not os.path.exists(f"/proc/{pid}") and not Path(directory).exists()
 
 
+@pytest.mark.slow
 def test_the_kafka_python_finding_replays_on_a_fresh_broker():
     """kafka-python 3.0.12: a member that changes its subscription while its poll timeout is shorter than the
     rebalance never completes the join (README, What it finds)."""
@@ -138,3 +153,29 @@ def test_the_kafka_python_finding_replays_on_a_fresh_broker():
                           capture_output=True, text=True, timeout=300)
     answer = json.loads(done.stdout.strip().splitlines()[-1])
     assert done.returncode == 1 and answer["reproduces"], done.stderr[-2000:]
+
+
+def test_the_gate_s_live_stage_runs_in_the_full_profile_only(tmp_path):
+    from assigncheck.ci.context import PROFILES, Context
+    from assigncheck.ci.stages import live as stage
+    from assigncheck.impl import registry
+
+    quick = Context(PROFILES["quick"], tmp_path)
+    kafka_python = registry.load_target("kafka-python:range")
+    result = stage.run(kafka_python, quick)
+    assert result.skipped and "--profile full" in result.notes[0]  # said in every report, not silently passed
+    assert stage.client_of(kafka_python) == ("kafka-python", "range", ())
+    builtin = stage.run(registry.get("range"), Context(PROFILES["full"], tmp_path))
+    assert builtin.skipped and builtin.stats["skipped"] == "no real client runs this assignor"
+
+
+@pytest.mark.slow
+def test_the_full_gate_s_live_stage_passes_kafka_s_range_assignor(tmp_path):
+    from assigncheck.ci.gate import run_gate
+    from assigncheck.impl import registry
+
+    target = registry.load_target("java:org.apache.kafka.clients.consumer.RangeAssignor")
+    result = run_gate([target], profile="full", report_dir=tmp_path, stages=["live"])
+    (stage,) = result.stages
+    assert stage.error is None and not stage.findings and stage.work.done == stage.work.nominal == 2
+    assert "live.conformance" in stage.checked and result.exit_code == 0
