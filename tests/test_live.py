@@ -1,9 +1,9 @@
 """Live groups on a real broker: Kafka 4.4.0 in KRaft mode from the fetched jars, real clients as member processes.
 
-One broker serves the module. Each client library (and group protocol) runs a short schedule (two members join, a topic gains
-partitions, one member crashes) and every check must pass on it, with the group's stable assignments equal to
-Kafka's range (classic) or balanced as the broker's uniform assignor promises (KIP-848). The checks themselves are
-held to failing inputs on timelines and stable points made by hand.
+One broker serves the module. Each client library (and group protocol) runs a short schedule (two members join,
+a topic gains partitions, one member crashes) and every check must pass on it, with the group's stable assignments
+as Kafka's range (classic) or the broker's uniform assignor (KIP-848) makes them. The checks themselves are held
+to failing inputs on timelines and stable points made by hand.
 """
 
 from __future__ import annotations
