@@ -26,6 +26,7 @@ from assigncheck.spec.violations import Violation
 
 from . import checks
 from .broker import Broker
+from .members import check_client
 from .run import CONVERGE_S, Client, Outcome, run
 from .schedule import Schedule
 from .schedule import check as check_steps
@@ -81,6 +82,8 @@ def check_live(spec: LiveSpec, bootstrap: str | None = None) -> LiveResult:
     """Run `spec` on the broker at `bootstrap`, or on a fresh one of ours, and check it."""
     from assigncheck.impl import registry
 
+    check_client(spec.client.client, spec.client.protocol)
+    check_steps(spec.schedule.steps, spec.schedule.topics)  # before any broker starts
     started = time.monotonic()
     target = checks.conformance_target(spec.client)
     conform = registry.load_target(target) if target else None  # before the group: a JVM start is not a rebalance

@@ -179,3 +179,27 @@ def test_the_full_gate_s_live_stage_passes_kafka_s_range_assignor(tmp_path):
     (stage,) = result.stages
     assert stage.error is None and not stage.findings and stage.work.done == stage.work.nominal == 2
     assert "live.conformance" in stage.checked and result.exit_code == 0
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["live", "--bootstrap-server", "foo"], "--bootstrap-server"),
+    (["live", "--client", "kafka-python", "--protocol", "consumer"], "--protocol"),
+    (["live", "--assignor", "range"], "--assignor"),
+    (["live", "--client", "aiokafka", "--classpath", "x.jar"], "--classpath"),
+    (["live", "--steps", "0"], "--steps"),
+])
+def test_bad_live_flags_are_one_line_and_exit_2(argv, flag, tmp_path):
+    done = subprocess.run([sys.executable, "-m", "assigncheck.ci", *argv, "--report-dir", str(tmp_path)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1 and flag in done.stderr
+
+
+def test_a_live_reproducer_with_a_bad_schedule_is_one_line_and_exit_2(tmp_path):
+    doc = json.loads((FINDINGS / "kafka-python-resubscribe.json").read_text(encoding="utf-8"))
+    doc["finding"]["live"]["schedule"]["steps"][2] = {"op": "crash", "member": "m7"}
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "assigncheck.ci", "replay", str(bad)], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
+    assert "schedule.steps[2].member" in done.stderr and "broker" not in done.stderr

@@ -6,7 +6,7 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-FOLDERS = {"spec", "impl", "verify", "fuzz", "spark", "ci"}
+FOLDERS = {"spec", "impl", "verify", "fuzz", "live", "spark", "ci"}
 
 
 def test_wheel_file_list(tmp_path):
@@ -23,6 +23,7 @@ def test_wheel_file_list(tmp_path):
     assert packaged == expected  # every subpackage in the tree made it into the wheel
     assert "assigncheck/ci/templates/github-actions.yml" in names
     assert "assigncheck/impl/targets/java_bridge/AssigncheckBridge.java" in names  # java: targets compile it
+    assert "assigncheck/live/LiveMember.java" in names  # live groups' Java members compile it
     entry_points = zipfile.ZipFile(wheel).read(f"{wheel.name.split('-py3')[0]}.dist-info/entry_points.txt").decode()
     assert "assigncheck = assigncheck.ci.cli:main" in entry_points and "pytest11" in entry_points
 

@@ -9,17 +9,15 @@ fails (exit 1). `--minimize` then shortens a confirmed finding's schedule while 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 from assigncheck.ci import args as checks
 from assigncheck.spec.errors import InputError
 
 MAX_STEPS = 40
+REPLAY_S = 300.0  # a fresh broker, JVM members, and the schedule: plus each step's convergence limit
 _HOST_PORT = re.compile(r"[A-Za-z0-9._-]+:\d{1,5}")
 
 
@@ -78,14 +76,14 @@ def _runs(args: argparse.Namespace) -> list[tuple[str, str, str]]:
     return runs
 
 
-def confirm(path: Path) -> bool:
-    """Replay a reproducer in a fresh process (on a fresh broker): does it break again?"""
-    done = subprocess.run([sys.executable, "-m", "assigncheck.ci", "replay", str(path), "--json"],
-                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
-    lines = done.stdout.strip().splitlines()
-    if done.returncode not in (0, 1) or not lines:
-        raise InputError(str(path), f"replay failed (exit {done.returncode}): {done.stderr.strip()[-300:]}")
-    return bool(json.loads(lines[-1])["reproduces"])
+def confirm(path: Path, timeout_s: float) -> tuple[bool, str]:
+    """Replay a reproducer in a fresh process (on a fresh broker): (does it break again, what replay said)."""
+    from assigncheck.ci.findings import replay_in_fresh_process
+
+    code, answer, err = replay_in_fresh_process(str(path), timeout_s)
+    if code == 1:
+        return True, ""
+    return False, (answer or {}).get("summary") or err or f"exit code {code}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -119,11 +117,11 @@ def run(args: argparse.Namespace) -> int:
                 continue
             print(f"✗ {head}")
             for path, (step, v) in zip(session.write_reproducers(result, out), session.distinct(result)):
-                confirmed = confirm(path)
+                confirmed, said = confirm(path, REPLAY_S + len(schedule.steps) * args.converge)
                 failed |= confirmed
                 where = "callback timelines" if step is None else f"after step {step}"
                 print(f"    {v.invariant} ({where}): {v.message}")
-                print(f"    reproducer: {path} ({'confirmed' if confirmed else 'unconfirmed: did not break again'})")
+                print(f"    reproducer: {path} ({'confirmed' if confirmed else f'unconfirmed: {said}'})")
                 if confirmed and args.minimize:
                     shorter = session.minimize(spec, lambda s, inv=v.invariant: any(
                         w.invariant == inv for _, w in session.check_live(s, bootstrap).violations))
