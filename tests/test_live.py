@@ -73,6 +73,21 @@ def test_each_client_passes_every_check_on_a_schedule(broker, client, protocol, 
         assert all(isinstance(e["generation"], int) and e["generation"] > 0 for e in m0 if e["event"] == "assigned")
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("client, protocol, assignor", [
+    ("confluent-kafka", "classic", "range"), ("confluent-kafka", "consumer", "uniform"),
+    ("java", "consumer", "uniform"), ("java", "classic", "org.apache.kafka.clients.consumer.CooperativeStickyAssignor"),
+])
+def test_a_static_member_restarts_and_a_slow_member_rebalances_cleanly(broker, client, protocol, assignor):
+    schedule = Schedule({"t0": 4}, (
+        Step("join", "m0", ("t0",), static=True), Step("join", "m1", ("t0",)), Step("crash", "m0"),
+        Step("restart", "m0"), Step("slow", "m1", seconds=1.5), Step("leave", "m0")))
+    result = session.check_live(session.LiveSpec(Client(client, protocol, assignor), schedule, converge_s=40),
+                                broker.bootstrap)
+    assert result.violations == [] and [p.step for p in result.outcome.points] == [1, 2, 3, 4, 5]
+    assert len(result.outcome.points[2].assignment["m0"]) == 2  # back with its instance id, and its share
+
+
 def test_h6_on_timelines_finds_a_partition_owned_by_two_members_at_once():
     a = [{"t": 1.0, "event": "assigned", "partitions": [["t", 0], ["t", 1]]},
          {"t": 5.0, "event": "revoked", "partitions": [["t", 0]]}]
@@ -143,12 +158,13 @@ def test_the_broker_is_gone_with_its_storage_after_sigterm(tmp_path):
 
 
 @pytest.mark.slow
-def test_the_kafka_python_finding_replays_on_a_fresh_broker():
-    """kafka-python 3.0.12: a member that changes its subscription while its poll timeout is shorter than the
-    rebalance never completes the join (README, What it finds)."""
-    (path,) = sorted(FINDINGS.glob("kafka-python-*.json"))
+@pytest.mark.parametrize("name, invariant", [("kafka-python-resubscribe", "live.convergence"),
+                                             ("confluent-kafka-static-new-partitions", "H5")])
+def test_each_live_finding_replays_on_a_fresh_broker(name, invariant):
+    """The README's live findings (What it finds): each replays from its file alone, in a fresh process."""
+    path = FINDINGS / f"{name}.json"
     record = record_of(json.loads(path.read_text(encoding="utf-8")))
-    assert record is not None and record.invariant == "live.convergence"
+    assert record is not None and record.invariant == invariant
     done = subprocess.run([sys.executable, "-m", "assigncheck.ci", "replay", str(path), "--json"],
                           capture_output=True, text=True, timeout=300)
     answer = json.loads(done.stdout.strip().splitlines()[-1])
@@ -188,10 +204,15 @@ def test_the_full_gate_s_live_stage_passes_kafka_s_range_assignor(tmp_path):
     (["live", "--client", "aiokafka", "--classpath", "x.jar"], "--classpath"),
     (["live", "--steps", "0"], "--steps"),
 ])
-def test_bad_live_flags_are_one_line_and_exit_2(argv, flag, tmp_path):
-    done = subprocess.run([sys.executable, "-m", "assigncheck.ci", *argv, "--report-dir", str(tmp_path)],
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1 and flag in done.stderr
+def test_bad_live_flags_are_one_line_and_exit_2(argv, flag, tmp_path, capsys):
+    from assigncheck.ci.cli import main
+
+    try:
+        code = main([*argv, "--report-dir", str(tmp_path)])
+    except SystemExit as e:
+        code = e.code
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and flag in err
 
 
 def test_a_live_reproducer_with_a_bad_schedule_is_one_line_and_exit_2(tmp_path):
