@@ -11,10 +11,11 @@ from assigncheck.spec.errors import InputError
 
 # engine module -> the extra that installs it
 EXTRAS: dict[str, str] = {"z3": "proofs", "atheris": "fuzz", "pyspark": "spark", "pyarrow": "spark",
-                          "matplotlib": "plots", "kafka": "kafka", "aiokafka": "kafka"}
+                          "matplotlib": "plots", "kafka": "kafka", "aiokafka": "kafka", "confluent_kafka": "kafka"}
 # gate stage -> the engines it needs (the properties and scale stages need only core dependencies)
 STAGE_ENGINES: dict[str, tuple[str, ...]] = {"properties": (), "proofs": ("z3",), "fuzz": ("atheris",),
-                                             "campaign": ("pyspark", "pyarrow"), "scale": ()}
+                                             "campaign": ("pyspark", "pyarrow"), "scale": (),
+                                             "live": ()}
 
 
 def installed(module: str) -> bool:

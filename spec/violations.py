@@ -43,6 +43,8 @@ INVARIANTS: dict[str, str] = {
     "harness.error": "the checker itself failed on an instance (a harness bug, reported with its problem)",
     "codec.crash": "a wire decoder answers junk with WireFormatError, nothing else",
     "codec.roundtrip": "a decoded wire message re-encodes to itself",
+    "live.convergence": "a live group reaches a stable point within the declared seconds after a change",
+    "live.conformance": "a live group's stable assignment equals its assignor's output on the rebuilt problem",
 }
 
 # Ids a proof may refute that the checker judges under another id (a stronger model-only statement): a

@@ -36,10 +36,10 @@ def test_the_gate_runs_the_stages_it_can_and_says_first_what_it_did_not_run(tmp_
     _without(monkeypatch, "atheris", "pyspark", "z3")
     assert main(["gate", "--target", "range", "--report-dir", str(tmp_path)]) == 0
     first = capsys.readouterr().err.strip().splitlines()[0]
-    assert first == ("assigncheck gate: stages properties, scale; proofs, fuzz, campaign NOT RUN "
+    assert first == ("assigncheck gate: stages properties, scale, live; proofs, fuzz, campaign NOT RUN "
                      "(extras not installed: pip install 'assigncheck[fuzz,proofs,spark]')")
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
-    assert [s["stage"] for s in report["stages"]] == ["properties", "scale"]
+    assert [s["stage"] for s in report["stages"]] == ["properties", "scale", "live"]  # live: skipped for range
     assert any("proofs, fuzz, campaign NOT RUN" in w for w in report["warnings"])  # the reports say it too
 
 
@@ -102,7 +102,7 @@ def test_the_core_installs_and_checks_without_any_engine(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "CI"}
     run = subprocess.run(gate, capture_output=True, text=True, timeout=600, env=env)
     assert run.returncode == 0, run.stderr
-    assert run.stderr.startswith("assigncheck gate: stages properties, scale; proofs, fuzz, campaign NOT RUN")
+    assert run.stderr.startswith("assigncheck gate: stages properties, scale, live; proofs, fuzz, campaign NOT RUN")
     run = subprocess.run(gate, capture_output=True, text=True, timeout=600, env={**env, "CI": "true"})
     assert run.returncode == 2 and len(run.stderr.strip().splitlines()) == 1, run.stderr
     assert "pip install 'assigncheck[fuzz,proofs,spark]'" in run.stderr

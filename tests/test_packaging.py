@@ -37,6 +37,7 @@ def test_wheel_file_list(wheel):
     schemas = {n for n in names if n.startswith("assigncheck/formats/schemas/") and n.endswith(".json")}
     assert schemas == {f"assigncheck/formats/schemas/{p.name}" for p in (ROOT / "formats" / "schemas").glob("*.json")}
     assert {f"assigncheck/{folder}/py.typed" for folder in FOLDERS} <= set(names)  # PEP 561: typed for users' mypy
+    assert "assigncheck/live/LiveMember.java" in names  # live groups' Java members compile it
     entry_points = zipfile.ZipFile(wheel).read(f"{wheel.name.split('-py3')[0]}.dist-info/entry_points.txt").decode()
     assert "assigncheck = assigncheck.ci.cli:main" in entry_points and "pytest11" in entry_points
     vectors = {n for n in names if n.startswith("assigncheck/fuzz/vectors/") and n.endswith(".json")}

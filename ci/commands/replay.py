@@ -64,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
     if codec is not None:
         return _say(args, _replay_codec(args, *codec))
     problem, record = _read(args, doc, where)
+    if record is not None and "live" in record.extra:  # a live group's finding: its schedule, on a fresh broker
+        return _say(args, _replay_live(args, record))
     return _say(args, _verdict(args, _target_ref(args, record), problem, record, doc))
 
 
@@ -121,6 +123,21 @@ def _verdict(args: argparse.Namespace, ref: Any, problem: Any, record: Any, doc:
         return _replay_processes(args, ref, problem, record, budget, hang, note)
     seed = record.seed if record is not None else 0
     return _replay(args, ref, problem, invariant, budget, hang, seed, note)
+
+
+def _replay_live(args: argparse.Namespace, record: Any) -> dict[str, Any]:
+    from assigncheck.live import session
+
+    for flag in ("target", "promises", "budget", "minimize"):
+        if getattr(args, flag) is not None:
+            raise InputError(f"--{flag}", "does not apply to a live finding (its file names the client and schedule)")
+    again, result = session.replay(record)
+    violations = [{**v.to_json(), "matches": v.invariant == record.invariant, "step": step}
+                  for step, v in result.violations]
+    return {"file": str(args.file), "target": record.target.spec, "invariant": record.invariant,
+            "reproduces": again, "violations": violations, "seconds": round(result.seconds, 1),
+            "summary": (f"reproduces: {record.invariant} on a fresh broker with {result.spec.client}" if again else
+                        f"no longer reproduces: {record.invariant} not seen with {result.spec.client}")}
 
 
 def _target_ref(args: argparse.Namespace, record: Any) -> Any:

@@ -13,7 +13,9 @@ from assigncheck.ci.results import StageResult
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.promises import Assignor
 
-STAGES = ("properties", "proofs", "fuzz", "campaign", "scale")
+STAGES = ("properties", "proofs", "fuzz", "campaign", "scale", "live")
+# Stages the quick profile skips for every target (they report why in the gate's table).
+FULL_ONLY = ("live",)
 
 StageRun = Callable[[Sequence[Assignor], Context], Iterable[StageResult]]
 
