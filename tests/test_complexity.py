@@ -3,19 +3,25 @@ block just above its `def` (or its decorators) has a line starting `# complexity
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 from radon.complexity import cc_rank, cc_visit
 from radon.visitors import Function
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGE = ("spec", "formats", "run", "generate", "impl", "findings", "verify", "fuzz", "spark", "ci")
+# Every top-level folder pyproject.toml maps into the assigncheck namespace.
+_DIRS = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
+PACKAGE = tuple(sorted({d.split("/")[0] for d in _DIRS.values()}))
 
 # Functions in files other engineers are regrouping; the lead removes each line once theirs land.
 ALLOWED = {
     "impl/targets/command.py:CommandTarget._exchange",  # being split
     "impl/targets/command.py:CommandTarget.prefetch",  # being split
     "ci/reports.py:_plots",  # being split
+    "ci/commands/live.py:run",  # being split
+    "live/schedule.py:check",  # being split
+    "live/run.py:run",  # being split
 }
 
 
