@@ -58,11 +58,16 @@ def test_the_cli_survives_malformed_arguments_and_files(rng, sandbox, monkeypatc
 
 
 def test_real_processes_exit_cleanly_on_malformed_input(tmp_path):
-    """The same checks in real processes: a bounded read of /dev/zero on stdin, a FIFO, and seeded cases."""
+    """The same checks in real processes: a bounded read of /dev/zero on stdin, a FIFO, and seeded cases; with an
+    empty numba cache, as on the first run after an install, where compiling must not add a line to an error."""
     prepare(tmp_path)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cache = tmp_path / "out" / "numba-cache"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_CACHE_DIR": str(cache)}
     rng = random.Random(16)
+    bad_version = tmp_path / "in" / "bad-version.json"
+    bad_version.write_text('{"format": {"version": {}}}')
     cases = [Case(["assign", "--assignor", "range", "-"]), Case(["check", str(tmp_path / "in" / "fifo"), "-"]),
+             Case(["assign", "--assignor", "sticky-constrained-4phase", str(bad_version)]),
              *(case(rng, tmp_path) for _ in range(6))]
     for c in cases:
         with open("/dev/zero", "rb") if c.argv[-1] == "-" and not c.stdin else contextlib.nullcontext() as zero:

@@ -36,9 +36,9 @@ def run(args: argparse.Namespace) -> int:
     if args.assignor and (args.classpath or args.config or args.maven):
         flag = "--classpath" if args.classpath else "--maven" if args.maven else "--config"
         raise InputError(flag, "applies to --target java:CLASS only")
+    problem = load_problem(args.problem)  # bad input is said before loading a target can compile or start anything
     assignor = registry.get(args.assignor) if args.assignor is not None else registry.load(
         refs_from_args(args.target, None, args.classpath, args.config, args.maven)[0])
-    problem = load_problem(args.problem)
     try:  # the protocol the target speaks, no time budget; a failure is one line, not a traceback
         out = run_assignor(assignor, protocol_form(problem, assignor.promises), budget_s=None)
     except AssignorFailed as failed:
