@@ -62,7 +62,7 @@ test: java-check browser $(JARS) $(FRANZ_GO)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -m "not slow" --durations=40
 
 test-slow: java-check $(JARS) $(FRANZ_GO)
 	$(BIN)/python -m pytest -q -m slow
