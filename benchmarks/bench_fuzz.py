@@ -1,7 +1,7 @@
 """Fuzz-target throughput without atheris: the cost of one input (decode, every assignor run, the spec
 check) on the small problems the decoder makes from mutated regression vectors, per CPU second. This is
 the ceiling of `assigncheck fuzz`'s rate (atheris' instrumentation of the assignor comes on top); the
-issue's goal is 3,000 inputs/s. For a target in another process (`benchmarks/outside/roundrobin.py` and `.js`
+goal is 3,000 inputs/s. For a target in another process (`benchmarks/outside/roundrobin.py` and `.js`
 over `cmd:` and `cmd2:`), the harness's CPU per input, and its program's (in the note)."""
 
 from __future__ import annotations

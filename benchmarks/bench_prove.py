@@ -9,7 +9,7 @@ from benchmarks.harness import row
 # (members, partitions) ladders, smallest first; topics <= 2, generations: unknown + 2 known
 LADDER = [(2, 4), (3, 4), (3, 6), (4, 6), (4, 8), (5, 8), (5, 10), (6, 10), (6, 12), (7, 14), (8, 16)]
 QUICK_LADDER = [(2, 4), (3, 4), (3, 6)]
-# the composed models (verify.models.contracts) climb toward and past the goal, 6 members x 12 partitions
+# the composed models (verify.models.contracts) climb toward and past the goal of 6 members x 12 partitions
 LADDERS = {"sticky-constrained": [(3, 6), (4, 8), (6, 10), (6, 12), (7, 12), (7, 14)],
            "cooperative-sticky": [(3, 6), (4, 6), (5, 8), (6, 8), (6, 10)]}
 JOBS = 2  # this machine's cores: cells (composed models) or shapes (the others) run in worker processes

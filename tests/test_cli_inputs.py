@@ -160,8 +160,9 @@ def test_targets_that_break_on_import_or_on_call_are_one_line(tmp_path, problem,
 # ---- files -------------------------------------------------------------------------------------------
 
 
-def test_check_no_longer_passes_an_assignment_with_a_repeated_member(tmp_path, problem, capsys):
-    # Issue 16: "c1" twice, the violating entry first; the last one won and `check` said "OK", exit 0.
+def test_check_refuses_an_assignment_with_a_repeated_member(tmp_path, problem, capsys):
+    # "c1" twice, the violating entry first: a reader that let the last key win would pass the assignment
+    # ("OK", exit 0) without ever seeing the violation; a repeated key is a format error.
     bad = tmp_path / "a.json"
     bad.write_text('{"format":1,"assignment":{"c1":{"orders":[99]},"c0":{},"c1":{"orders":[0,1,2]}}}')
     one_error(capsys, 2, ["check", problem, str(bad)], "repeats the key 'c1'")
