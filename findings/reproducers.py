@@ -1,11 +1,15 @@
-"""Reproducer files: the one path every finding takes to disk, from the gate's stages, the fuzzer and the campaigns.
+"""Reproducer files: the one path every finding takes to disk, from the gate's stages, the fuzzer, the campaigns and
+the live groups.
 
 - *Naming*: `<stage>-<target>-<invariant>-<id>.json`, where `id` is a short digest of what tells the file
   apart: the finding's signature (`findings.signature`), a codec finding's input bytes, a campaign row's
-  instance id. One name per signature, so a file that exists already holds its finding.
+  instance id, a live group's schedule and client; `target` is the target reference's spec, or for a live
+  group the client and protocol that ran it. One name per signature, so a file that exists already holds its
+  finding.
 - *Writing*: the problem as the target meets it (`spec.groups.coordinator_form`), a note for people and the
   finding record (`formats.reproducer`): the target reference, invariant, cause, signature, the check's seed,
-  CPU budget and hang limit, the fuzz input. `assigncheck replay FILE` replays it alone.
+  CPU budget and hang limit (none for a live group: real clients, no timed calls), the fuzz input.
+  `assigncheck replay FILE` replays it alone.
 - *Minimizing*: delta debugging (`findings.minimize`) while the same invariant and cause still break, never
   turning a problem a real group can produce into one it cannot, never adding a kind of junk claim
   (`findings.signature.keeps_its_shape`). A hang is not minimized: each try would wait out the hang limit.
@@ -82,8 +86,9 @@ class Reproducers:
     directory: Path
     stage: str
     ref: TargetRef
-    budget_s: float  # H7's CPU budget of the check (the hang limit follows from it)
+    budget_s: float | None  # H7's CPU budget of the check (the hang limit follows from it); None: no timed calls
     target: Assignor | None = None  # needed to minimize (its promises, what it had to adapt); not to write
+    name: str = ""  # the file names' target part, when the reference's spec does not say what ran (a live client)
 
     @classmethod
     def of(cls, directory: str | Path, stage: str, target: Assignor, budget_s: float,
@@ -93,7 +98,7 @@ class Reproducers:
         return cls(Path(directory), stage, ref or ref_of(target), budget_s, target)
 
     def path(self, invariant: str, distinct: str | bytes) -> Path:
-        return self.directory / file_name(self.stage, self.ref.spec, invariant, distinct)
+        return self.directory / file_name(self.stage, self.name or self.ref.spec, invariant, distinct)
 
     def said(self, violation: Violation) -> Violation:
         """The violation as reported: with how the target had to express the problem (`java:`, `cmd:`)."""
@@ -107,8 +112,9 @@ class Reproducers:
               extra: dict[str, Any] | None = None) -> Path:
         """Write one reproducer, named by `distinct` (default: the signature), replacing a file of that name."""
         violation = self.said(violation)
+        hang_s = None if self.budget_s is None else hang_limit(self.budget_s)
         record = Record(self.ref, violation.invariant, stage=self.stage, seed=seed, budget_s=self.budget_s,
-                        hang_s=hang_limit(self.budget_s), cause=violation.cause, signature=signature,
+                        hang_s=hang_s, cause=violation.cause, signature=signature,
                         message=bounded(violation.message),
                         input="base64:" + base64.b64encode(data).decode() if data else "", extra=extra or {})
         note = f"assignor: {self.ref.spec}. {self.stage} finding, {violation.invariant}: {violation.message[:500]}"

@@ -25,7 +25,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, TypeVar, dataclass_transform
 
 import numpy as np
 
@@ -36,35 +36,43 @@ from assigncheck.spec.limits import MAX_MEMBERS, MAX_PARTITIONS, check_limit
 from assigncheck.spec.model import INT32_MAX, Assignment, LagInfo, Member, Problem, TopicOffsets, partitions_of
 from assigncheck.spec.rounds import next_round, run_rounds
 
+_T = TypeVar("_T")
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass_transform(frozen_default=True)
+def _step(cls: type[_T]) -> type[_T]:
+    """A scenario step type: an immutable value, compared by content (each step type is one)."""
+    return dataclass(frozen=True, slots=True)(cls)
+
+
+@_step
 class Join:
     member: Member
 
 
-@dataclass(frozen=True, slots=True)
+@_step
 class Leave:
     member_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@_step
 class Subscribe:
     member_id: str
     topics: frozenset[str]
 
 
-@dataclass(frozen=True, slots=True)
+@_step
 class AddPartitions:
     topic: str
     count: int
 
 
-@dataclass(frozen=True, slots=True)
+@_step
 class DeleteTopic:
     topic: str
 
 
-@dataclass(frozen=True, slots=True)
+@_step
 class RejoinStale:
     member_id: str
     rounds_back: int = 1

@@ -22,6 +22,8 @@ import queue
 import sys
 import threading
 import time
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 KAFKA_PYTHON = {
@@ -87,6 +89,20 @@ def _commands() -> queue.Queue[dict[str, Any]]:
     return commands
 
 
+def _act(commands: queue.Queue[dict[str, Any]], log: Timeline, subscribe: Callable[[list[str]], Any]) -> bool:
+    """Act on the next command between two polls, if there is one: False when the member is to leave (its loop
+    then closes the consumer)."""
+    try:
+        command = commands.get_nowait()
+    except queue.Empty:
+        return True
+    if command["op"] == "subscribe":
+        subscribe(command["topics"])
+    elif command["op"] == "slow":
+        log.slow_s = float(command["seconds"])
+    return command["op"] != "leave"
+
+
 def _class(path: str) -> Any:
     import importlib
 
@@ -121,17 +137,9 @@ def _run_kafka_python(s: dict[str, Any], log: Timeline, commands: queue.Queue[di
     log.write("started")
     while True:
         consumer.poll(timeout_ms=100)
-        try:
-            command = commands.get_nowait()
-        except queue.Empty:
-            continue
-        if command["op"] == "leave":
-            consumer.close()
-            return
-        if command["op"] == "subscribe":
-            consumer.subscribe(command["topics"], listener=listener)
-        elif command["op"] == "slow":
-            log.slow_s = float(command["seconds"])
+        if not _act(commands, log, partial(consumer.subscribe, listener=listener)):
+            break
+    consumer.close()
 
 
 def _run_aiokafka(s: dict[str, Any], log: Timeline, commands: queue.Queue[dict[str, Any]]) -> None:
@@ -144,7 +152,7 @@ def _run_aiokafka(s: dict[str, Any], log: Timeline, commands: queue.Queue[dict[s
                                     group_instance_id=s["instance_id"], enable_auto_commit=False,
                                     partition_assignment_strategy=[_class(AIOKAFKA[s["assignor"]])],
                                     session_timeout_ms=SESSION_MS, heartbeat_interval_ms=HEARTBEAT_MS,
-                             metadata_max_age_ms=METADATA_MS)
+                                    metadata_max_age_ms=METADATA_MS)
 
         class Listener(ConsumerRebalanceListener):
             async def on_partitions_assigned(self, assigned: Any) -> None:
@@ -164,17 +172,9 @@ def _run_aiokafka(s: dict[str, Any], log: Timeline, commands: queue.Queue[dict[s
         log.write("started")
         while True:
             await consumer.getmany(timeout_ms=100)
-            try:
-                command = commands.get_nowait()
-            except queue.Empty:
-                continue
-            if command["op"] == "leave":
-                await consumer.stop()
-                return
-            if command["op"] == "subscribe":
-                consumer.subscribe(command["topics"], listener=listener)
-            elif command["op"] == "slow":
-                log.slow_s = float(command["seconds"])
+            if not _act(commands, log, partial(consumer.subscribe, listener=listener)):
+                break
+        await consumer.stop()
 
     asyncio.run(main())
 
@@ -211,17 +211,9 @@ def _run_confluent(s: dict[str, Any], log: Timeline, commands: queue.Queue[dict[
     log.write("started")
     while True:
         consumer.poll(0.1)
-        try:
-            command = commands.get_nowait()
-        except queue.Empty:
-            continue
-        if command["op"] == "leave":
-            consumer.close()
-            return
-        if command["op"] == "subscribe":
-            subscribe(command["topics"])
-        elif command["op"] == "slow":
-            log.slow_s = float(command["seconds"])
+        if not _act(commands, log, subscribe):
+            break
+    consumer.close()
 
 
 RUNNERS = {"kafka-python": _run_kafka_python, "aiokafka": _run_aiokafka, "confluent-kafka": _run_confluent}

@@ -162,6 +162,12 @@ class _Group:
             seen.append((name, m.member_id, broker_side))
         return tuple(seen)
 
+    def point(self, index: int, seen: tuple[Any, ...], seconds: float) -> StablePoint:
+        """The stable point after step `index` that `observe` saw."""
+        return StablePoint(index, {name: mid for name, mid, _ in seen}, dict(self.subscriptions),
+                           {name: self.instance_ids[name] for name, _, _ in seen},
+                           {name: parts for name, _, parts in seen}, dict(self.topics), seconds)
+
     def stop(self) -> None:
         for member in self.members.values():
             member.leave(timeout_s=10)
@@ -178,27 +184,13 @@ def run(schedule: Schedule, client: Client, bootstrap: str, directory: Path, *,
     try:
         for index, step in enumerate(schedule.steps):
             group.apply(step)
-            if index + 1 < len(schedule.steps) and schedule.steps[index + 1].op == "join" \
-                    and all(s.op == "join" for s in schedule.steps[:index + 1]):
-                continue  # the initial members join together: the first stable point is after the last of them
-            at = time.monotonic()
-            time.sleep(SETTLE_S)
-            same: list[Any] = []
-            while True:
-                seen = group.observe()
-                same = [*same, seen] if seen is not None and same and seen == same[-1] else [seen]
-                if seen is not None and len(same) == OBSERVATIONS:
-                    outcome.points.append(StablePoint(
-                        index, {name: mid for name, mid, _ in seen}, dict(group.subscriptions),
-                        {name: group.instance_ids[name] for name, _, _ in seen},
-                        {name: parts for name, _, parts in seen}, dict(group.topics), time.monotonic() - at))
-                    break
-                if time.monotonic() - at > converge_s:
-                    outcome.unsettled = (index, time.monotonic() - at)
-                    break
-                time.sleep(QUIET_S)
-            if outcome.unsettled:
+            if _joins_with_next(schedule.steps, index):
+                continue
+            point, waited = _settle(group, index, converge_s)
+            if point is None:
+                outcome.unsettled = (index, waited)
                 break
+            outcome.points.append(point)
     finally:
         group.stop()
         outcome.timelines = {p.stem: members_mod.timeline(p) for p in sorted(directory.glob("*.jsonl"))}
@@ -207,3 +199,26 @@ def run(schedule: Schedule, client: Client, bootstrap: str, directory: Path, *,
         for e in events:
             e["partitions"] = [[group.logical(t), p] for t, p in e.get("partitions", ())]
     return outcome
+
+
+def _joins_with_next(steps: tuple[Step, ...], index: int) -> bool:
+    """Is step `index` one of the initial joins, but not the last? The initial members join together: the first
+    stable point is after the last of them."""
+    return index + 1 < len(steps) and steps[index + 1].op == "join" and all(s.op == "join" for s in steps[:index + 1])
+
+
+def _settle(group: _Group, index: int, converge_s: float) -> tuple[StablePoint | None, float]:
+    """The stable point after step `index` (None when there is none within `converge_s`), and the seconds from the
+    step to it (or waited for it)."""
+    at = time.monotonic()
+    time.sleep(SETTLE_S)
+    same: list[Any] = []
+    while True:
+        seen = group.observe()
+        same = [*same, seen] if seen is not None and same and seen == same[-1] else [seen]
+        waited = time.monotonic() - at
+        if seen is not None and len(same) == OBSERVATIONS:
+            return group.point(index, seen, waited), waited
+        if waited > converge_s:
+            return None, waited
+        time.sleep(QUIET_S)

@@ -145,36 +145,54 @@ def check(steps: tuple[Step, ...] | list[Step], topics: dict[str, int], path: st
     """An `InputError` naming the first step no group can take: a member named before it joins (or after it left),
     a restart of a member that did not crash, a join of a member already in the group, a step after the group
     emptied, a topic the schedule does not create, or a topic shrinking."""
-    alive: set[str] = set()
-    crashed: set[str] = set()
-    counts = dict(topics)
+    group = _Group(dict(topics))
     for i, s in enumerate(steps):
-        where = f"{path}[{i}]"
-        unknown = sorted(set(s.topics) - set(counts))
+        group.take(s, f"{path}[{i}]")
+        if not group.alive and i + 1 < len(steps) and steps[i + 1].op not in ("join", "restart"):
+            raise InputError(f"{path}[{i + 1}]", "the group is empty")
+
+
+@dataclass
+class _Group:
+    """The group as `check` replays the schedule: who is in it, who crashed, each topic's partition count."""
+
+    counts: dict[str, int]
+    alive: set[str] = field(default_factory=set)
+    crashed: set[str] = field(default_factory=set)
+
+    def take(self, s: Step, where: str) -> None:
+        """Apply step `s`, or raise the `InputError` (at `where`) that says why no group can take it."""
+        unknown = sorted(set(s.topics) - set(self.counts))
         if unknown:
             raise InputError(f"{where}.topics", f"{unknown[0]!r} is not one of the schedule's topics")
         if s.op == "join":
-            if s.member in alive or s.member in crashed or not s.member or not s.topics:
-                raise InputError(f"{where}.member", f"{s.member!r} cannot join: already in the group, or no "
-                                                    "name or topics")
-            alive.add(s.member)
+            self._join(s, where)
         elif s.op == "restart":
-            if s.member not in crashed:
-                raise InputError(f"{where}.member", f"{s.member!r} did not crash: nothing to restart")
-            crashed.discard(s.member)
-            alive.add(s.member)
+            self._restart(s, where)
         elif s.op == "partitions":
-            if len(s.topics) != 1 or s.count <= counts.get(s.topics[0], 0):
-                raise InputError(f"{where}.count", "a topic only gains partitions: name one topic and a larger count")
-            counts[s.topics[0]] = s.count
-        elif s.member not in alive:
+            self._grow(s, where)
+        elif s.member not in self.alive:
             raise InputError(f"{where}.member", f"{s.member!r} is not in the group")
         elif s.op in ("leave", "crash"):
-            alive.discard(s.member)
+            self.alive.discard(s.member)
             if s.op == "crash":
-                crashed.add(s.member)
+                self.crashed.add(s.member)
         elif s.op == "subscribe" and not s.topics:
             raise InputError(f"{where}.topics", "a subscription names at least one topic")
-        if not alive and i + 1 < len(steps) and steps[i + 1].op not in ("join", "restart"):
-            raise InputError(f"{path}[{i + 1}]", "the group is empty")
 
+    def _join(self, s: Step, where: str) -> None:
+        if s.member in self.alive or s.member in self.crashed or not s.member or not s.topics:
+            raise InputError(f"{where}.member", f"{s.member!r} cannot join: already in the group, or no name or "
+                                                "topics")
+        self.alive.add(s.member)
+
+    def _restart(self, s: Step, where: str) -> None:
+        if s.member not in self.crashed:
+            raise InputError(f"{where}.member", f"{s.member!r} did not crash: nothing to restart")
+        self.crashed.discard(s.member)
+        self.alive.add(s.member)
+
+    def _grow(self, s: Step, where: str) -> None:
+        if len(s.topics) != 1 or s.count <= self.counts.get(s.topics[0], 0):
+            raise InputError(f"{where}.count", "a topic only gains partitions: name one topic and a larger count")
+        self.counts[s.topics[0]] = s.count

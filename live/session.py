@@ -8,7 +8,6 @@ for convergence, the last stable point before it, or the group as it started), w
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 import tempfile
 import time
@@ -17,8 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assigncheck.formats.documents import problem_to_json
-from assigncheck.formats.reproducer import Record, TargetRef, save
+from assigncheck.findings.reproducers import Reproducers
+from assigncheck.formats.documents import dumps
+from assigncheck.formats.reproducer import Record, TargetRef
 from assigncheck.live import checks
 from assigncheck.live.broker import Broker
 from assigncheck.live.members import check_client
@@ -123,20 +123,19 @@ def distinct(result: LiveResult) -> list[tuple[int | None, Violation]]:
 
 
 def write_reproducers(result: LiveResult, directory: Path) -> list[Path]:
-    """One reproducer file per distinct violation, under `directory`."""
+    """One reproducer file per distinct violation, under `directory`, through the one reproducer path
+    (`findings.reproducers`): named `live-<client>-<protocol>-<invariant>-<id>.json`, the id a digest of the spec."""
     spec = result.spec
-    written = []
-    for step, v in distinct(result):
-        label = checks.conformance_target(spec.client) or f"{spec.client.client}:{spec.client.assignor}"
-        record = Record(TargetRef(label, spec.enforced().to_text()), v.invariant, stage=STAGE,
-                        seed=spec.seed, signature=f"{v.invariant}|{spec.client.client}|{spec.client.protocol}",
-                        message=v.message, extra={"live": spec.to_json(), "step": step})
-        digest = hashlib.sha256(repr(sorted(spec.to_json().items())).encode()).hexdigest()[:12]
-        name = f"live-{spec.client.client}-{spec.client.protocol}-{v.invariant}-{digest}.json"
-        note = (f"live finding: {spec.client}, seed {spec.seed}, {v.invariant} "
-                f"{'on the callback timelines' if step is None else f'after step {step}'}: {v.message}")
-        written.append(save(problem_to_json(problem_for(result, step)), record, directory / name, note))
-    return written
+    client = spec.client
+    label = checks.conformance_target(client) or f"{client.client}:{client.assignor}"
+    filing = Reproducers(directory, STAGE, TargetRef(label, spec.enforced().to_text()), None,
+                         name=f"{client.client}-{client.protocol}")
+    return [filing.write(problem_for(result, step), v, seed=spec.seed,
+                         signature=f"{v.invariant}|{client.client}|{client.protocol}", distinct=dumps(spec.to_json()),
+                         how=f"{client}, seed {spec.seed}, "
+                             f"{'on the callback timelines' if step is None else f'after step {step}'}",
+                         extra={"live": spec.to_json(), "step": step})
+            for step, v in distinct(result)]
 
 
 def replay(record: Record, bootstrap: str | None = None) -> tuple[bool, LiveResult]:

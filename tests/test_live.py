@@ -129,6 +129,35 @@ def test_stable_points_are_held_to_the_spec_and_to_the_assignor():
     assert [v.invariant for _, v in checks.check(unsettled, client, promises, 10.0)] == ["live.convergence"]
 
 
+def test_live_reproducers_take_the_one_reproducer_path_and_carry_their_schedule(tmp_path):
+    import jsonschema
+
+    from assigncheck.formats.schemas import schema
+    from assigncheck.spec.violations import Violation
+
+    first = StablePoint(0, {"a": "a-1", "b": "b-1"}, {"a": ("t0",), "b": ("t0",)}, {"a": None, "b": None},
+                        {"a": frozenset({("t0", 0), ("t0", 1)}), "b": frozenset({("t0", 2)})}, {"t0": 3}, 1.0)
+    spec = session.LiveSpec(Client("confluent-kafka", "classic", "range"), SCHEDULE, seed=5, converge_s=15.0)
+    found = [(2, Violation("H5", "1 partition(s) of subscribed topics are unassigned: t0-2")),
+             (2, Violation("H5", "the same invariant again: one file")),
+             (None, Violation("live.convergence", "no stable point 16 s after step 3 (at most 15 s declared)"))]
+    result = session.LiveResult(spec, session.Outcome(points=[first]), found)
+    paths = session.write_reproducers(result, tmp_path)
+    assert [p.name.rsplit("-", 1)[0] for p in paths] == ["live-confluent-kafka-classic-H5",
+                                                        "live-confluent-kafka-classic-live.convergence"]
+    assert sorted(tmp_path.iterdir()) == sorted(paths)
+    for path, (step, v) in zip(paths, session.distinct(result)):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        jsonschema.validate(doc, schema("reproducer"))
+        record = record_of(doc)
+        assert record.stage == "live" and record.invariant == v.invariant and record.message == v.message
+        assert record.target.spec == "range" and record.budget_s is None and record.hang_s is None
+        assert record.signature == f"{v.invariant}|confluent-kafka|classic" and record.extra["step"] == step
+        assert session.LiveSpec.from_json(record.extra["live"]) == spec  # what replay runs again
+        assert v.message in doc["note"] and "seed 5" in doc["note"]
+    assert session.write_reproducers(result, tmp_path) == paths  # one name per finding, run after run
+
+
 def test_a_seeded_schedule_is_the_same_every_time_and_round_trips():
     one, two = generate(7, 6), generate(7, 6)
     assert one == two and one != generate(8, 6)

@@ -13,10 +13,15 @@ import os
 import re
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assigncheck.ci import args as checks
 from assigncheck.spec.errors import InputError
+
+if TYPE_CHECKING:  # the live modules load with the verb, not with the CLI
+    from assigncheck.live.run import Client
+    from assigncheck.live.schedule import Schedule
+    from assigncheck.live.session import LiveSpec
 
 MAX_STEPS = 40
 REPLAY_S = 300.0  # a fresh broker, JVM members, and the schedule: plus each step's convergence limit
@@ -99,15 +104,12 @@ def run(args: argparse.Namespace) -> int:
     from assigncheck.ci.engines import require
 
     require("assigncheck live", "confluent_kafka", "kafka", "aiokafka")
-    from assigncheck.live import session
     from assigncheck.live.broker import Broker
     from assigncheck.live.run import Client
     from assigncheck.live.schedule import generate
 
     runs = _runs(args)
-    classpath = tuple(p for p in (args.classpath or "").split(os.pathsep) if p)
-    if classpath and any(c != "java" for c, _, _ in runs):
-        raise InputError("--classpath", "applies to --client java only")
+    classpath = _classpath(args, runs)
     out = checks.output_dir(args.report_dir, "--report-dir")
     schedule = generate(args.seed, args.steps)
     failed = False
@@ -115,32 +117,53 @@ def run(args: argparse.Namespace) -> int:
     try:
         bootstrap = args.bootstrap_server or broker.bootstrap  # type: ignore[union-attr]
         for client, protocol, assignor in runs:
-            spec = session.LiveSpec(Client(client, protocol, assignor, classpath), schedule, args.seed, args.promises,
-                                    args.converge)
-            result = session.check_live(spec, bootstrap)
-            points = len(result.outcome.points)
-            head = (f"{spec.client}: {len(schedule.steps)} steps, {points} stable points, "
-                    f"promises {spec.enforced().to_text() or 'none'}, {result.seconds:.0f} s")
-            if not result.violations:
-                print(f"✓ {head}")
-                continue
-            print(f"✗ {head}")
-            for path, (step, v) in zip(session.write_reproducers(result, out), session.distinct(result)):
-                confirmed, said = confirm(path, REPLAY_S + len(schedule.steps) * args.converge)
-                failed |= confirmed
-                where = "callback timelines" if step is None else f"after step {step}"
-                print(f"    {v.invariant} ({where}): {v.message}")
-                print(f"    reproducer: {path} ({'confirmed' if confirmed else f'unconfirmed: {said}'})")
-                if confirmed and args.minimize:
-                    shorter = session.minimize(spec, partial(_breaks, v.invariant, bootstrap))
-                    again = session.check_live(shorter, bootstrap)
-                    kept = [p for p, (_, w) in zip(session.write_reproducers(again, out), session.distinct(again))
-                            if w.invariant == v.invariant]
-                    print(f"    minimized to {len(shorter.schedule.steps)} of {len(schedule.steps)} steps: "
-                          f"{kept[0] if kept else 'did not fail again on its last run'}")
+            failed |= _group(args, Client(client, protocol, assignor, classpath), schedule, bootstrap, out)
     finally:
         if broker is not None:
             broker.stop()
     print(f"live: schedule seed {args.seed}, {len(runs)} group{'s' if len(runs) != 1 else ''}: "
           f"{'a confirmed finding' if failed else 'no confirmed finding'}")
     return 1 if failed else 0
+
+
+def _classpath(args: argparse.Namespace, runs: list[tuple[str, str, str]]) -> tuple[str, ...]:
+    classpath = tuple(p for p in (args.classpath or "").split(os.pathsep) if p)
+    if classpath and any(c != "java" for c, _, _ in runs):
+        raise InputError("--classpath", "applies to --client java only")
+    return classpath
+
+
+def _group(args: argparse.Namespace, client: Client, schedule: Schedule, bootstrap: str, out: Path) -> bool:
+    """Run the schedule with one client and report it: does it have a confirmed finding?"""
+    from assigncheck.live import session
+
+    spec = session.LiveSpec(client, schedule, args.seed, args.promises, args.converge)
+    result = session.check_live(spec, bootstrap)
+    head = (f"{spec.client}: {len(schedule.steps)} steps, {len(result.outcome.points)} stable points, "
+            f"promises {spec.enforced().to_text() or 'none'}, {result.seconds:.0f} s")
+    if not result.violations:
+        print(f"✓ {head}")
+        return False
+    print(f"✗ {head}")
+    failed = False
+    for path, (step, v) in zip(session.write_reproducers(result, out), session.distinct(result)):
+        confirmed, said = confirm(path, REPLAY_S + len(schedule.steps) * args.converge)
+        failed |= confirmed
+        where = "callback timelines" if step is None else f"after step {step}"
+        print(f"    {v.invariant} ({where}): {v.message}")
+        print(f"    reproducer: {path} ({'confirmed' if confirmed else f'unconfirmed: {said}'})")
+        if confirmed and args.minimize:
+            _minimize(spec, v.invariant, bootstrap, out)
+    return failed
+
+
+def _minimize(spec: LiveSpec, invariant: str, bootstrap: str, out: Path) -> None:
+    """Shorten a confirmed finding's schedule while it breaks `invariant`, and write the shorter reproducer."""
+    from assigncheck.live import session
+
+    shorter = session.minimize(spec, partial(_breaks, invariant, bootstrap))
+    again = session.check_live(shorter, bootstrap)
+    kept = [p for p, (_, w) in zip(session.write_reproducers(again, out), session.distinct(again))
+            if w.invariant == invariant]
+    print(f"    minimized to {len(shorter.schedule.steps)} of {len(spec.schedule.steps)} steps: "
+          f"{kept[0] if kept else 'did not fail again on its last run'}")

@@ -43,7 +43,7 @@ import subprocess
 import time
 from collections import deque
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import IO, Any, NamedTuple
 
 from assigncheck.formats.documents import assignment_from_json, dumps, parse_json, problem_to_json
 from assigncheck.impl.targets.reaper import tree
@@ -243,50 +243,79 @@ class CommandTarget:
         try:
             while True:
                 if end < 0:
-                    end = self._out.find(b"\n", searched)
-                    searched = len(self._out)
-                    if end < 0 and searched > MAX_ANSWER_BYTES:
-                        raise self._fail(f"answer over {MAX_ANSWER_BYTES >> 20} MiB without a line end",
-                                         "cmd.malformed")
+                    end, searched = self._line_end(searched)
                 if end >= 0 and not pending:  # (a line read with an earlier chunk is answered after the write)
-                    line = bytes(self._out[:end])
-                    del self._out[: end + 1]
-                    if waited:  # (a line that came with an earlier one came with its CPU time too)
-                        self._cpu_mark = self.cpu_seconds()
-                    return line
+                    return self._take_line(end, waited)
                 now = time.monotonic()
-                if now >= deadline:
-                    raise self._fail(f"hang: no answer within {hang_s:g} s (wall clock)", "cmd.hang")
-                if cpu_limit is not None and now >= next_cpu:
-                    next_cpu = now + CPU_POLL_S
-                    if self.cpu_seconds() > cpu_limit:
-                        raise self._fail("over its CPU budget: still computing", "cmd.timeout")
+                next_cpu = self._within_limits(now, deadline, hang_s, cpu_limit, next_cpu)
                 waited = True
-                for key, _ in sel.select(min(deadline - now, CPU_POLL_S) if cpu_limit is not None else deadline - now):
-                    if key.data == "in":
-                        try:
-                            written = os.write(proc.stdin.fileno(), pending)
-                        except BlockingIOError:
-                            continue
-                        except OSError:  # EPIPE: it stopped reading
-                            raise self._fail("crash: the process stopped reading its input", "cmd.crash",
-                                             exited=True) from None
-                        pending = pending[written:]
-                        if not pending:
-                            sel.unregister(proc.stdin)
-                    elif key.data == "err":
-                        self._drain_stderr()
-                    else:
-                        try:
-                            chunk = os.read(proc.stdout.fileno(), 1 << 20)
-                        except BlockingIOError:
-                            continue
-                        if not chunk:
-                            raise self._fail("crash: the process closed its output", "cmd.crash", exited=True)
-                        self._out += chunk
+                pending = self._pump(proc, sel, pending,
+                                     min(deadline - now, CPU_POLL_S) if cpu_limit is not None else deadline - now)
         finally:
-            if pending and self._selector is sel:  # still registered for writing (the process lives on)
+            if self._selector is sel and proc.stdin in sel.get_map():  # still writing (the process lives on)
                 sel.unregister(proc.stdin)
+
+    def _line_end(self, searched: int) -> tuple[int, int]:
+        """Where the first line in the output buffer ends (-1: no line yet), searching only the bytes after
+        `searched`; and how far the buffer is searched now."""
+        end = self._out.find(b"\n", searched)
+        searched = len(self._out)
+        if end < 0 and searched > MAX_ANSWER_BYTES:
+            raise self._fail(f"answer over {MAX_ANSWER_BYTES >> 20} MiB without a line end", "cmd.malformed")
+        return end, searched
+
+    def _take_line(self, end: int, waited: bool) -> bytes:
+        line = bytes(self._out[:end])
+        del self._out[: end + 1]
+        if waited:  # (a line that came with an earlier one came with its CPU time too)
+            self._cpu_mark = self.cpu_seconds()
+        return line
+
+    def _within_limits(self, now: float, deadline: float, hang_s: float, cpu_limit: float | None,
+                       next_cpu: float) -> float:
+        """Raise TargetError past the hang deadline or the CPU limit (read every CPU_POLL_S); the next CPU read."""
+        if now >= deadline:
+            raise self._fail(f"hang: no answer within {hang_s:g} s (wall clock)", "cmd.hang")
+        if cpu_limit is None or now < next_cpu:
+            return next_cpu
+        if self.cpu_seconds() > cpu_limit:
+            raise self._fail("over its CPU budget: still computing", "cmd.timeout")
+        return now + CPU_POLL_S
+
+    def _pump(self, proc: subprocess.Popen[bytes], sel: selectors.BaseSelector, pending: memoryview,
+              timeout: float) -> memoryview:
+        """Wait up to `timeout` for the process's pipes, then write what is pending of the request, drain stderr
+        and read its output into the buffer; what is still to write."""
+        assert proc.stdin and proc.stdout  # PIPE: never None
+        for key, _ in sel.select(timeout):
+            if key.data == "in":
+                pending = self._write(proc.stdin, sel, pending)
+            elif key.data == "err":
+                self._drain_stderr()
+            else:
+                self._read(proc.stdout)
+        return pending
+
+    def _write(self, stdin: IO[bytes], sel: selectors.BaseSelector, pending: memoryview) -> memoryview:
+        try:
+            written = os.write(stdin.fileno(), pending)
+        except BlockingIOError:
+            return pending
+        except OSError:  # EPIPE: it stopped reading
+            raise self._fail("crash: the process stopped reading its input", "cmd.crash", exited=True) from None
+        pending = pending[written:]
+        if not pending:
+            sel.unregister(stdin)
+        return pending
+
+    def _read(self, stdout: IO[bytes]) -> None:
+        try:
+            chunk = os.read(stdout.fileno(), 1 << 20)
+        except BlockingIOError:
+            return
+        if not chunk:
+            raise self._fail("crash: the process closed its output", "cmd.crash", exited=True)
+        self._out += chunk
 
     def _body(self, problem: AnyProblem) -> str:
         return dumps(problem_to_json(problem))
@@ -365,27 +394,14 @@ class CommandTarget:
         if self.protocol != 2 or not (self.batches and self.batching) or len(problems) < 2:
             return
         self._alive()
-        bodies: dict[int, str] = {}
-        for p in problems:
-            if id(p) not in bodies:
-                bodies[id(p)] = self._body(p)
+        bodies = self._bodies(problems)
         first, self._seq = self._seq + 1, self._seq + len(problems)
         line = ('{"format":2,"batch":[' + ",".join(self._request(bodies[id(p)], first + k)
                                                    for k, p in enumerate(problems)) + "]}\n")
-        request = line.encode("utf-8", "surrogatepass")
         cpu0 = self._cpu_mark
         limit = None if cpu_budget_s is None else cpu0 + cpu_budget_s * len(problems)
-        answers: dict[int, dict[str, Any]] = {}
         try:
-            while len(answers) < len(problems):
-                doc = self._answer(self._exchange(request, hang_s or self.hang_s, limit))
-                request = b""
-                rid = doc.get("id")
-                if _earlier(rid, first):
-                    continue  # a late answer to a request before this batch
-                if type(rid) is not int or rid > self._seq or rid in answers:
-                    raise self._fail(f"answer id {rid!r} to a batch of requests {first}-{self._seq}", "cmd.malformed")
-                answers[rid] = doc
+            answers = self._batch_answers(line.encode("utf-8", "surrogatepass"), first, hang_s or self.hang_s, limit)
         except TargetError as e:  # the process is gone: each call asks again, alone
             if e.cause in ("cmd.hang", "cmd.timeout", "cmd.malformed"):
                 self.batching = False
@@ -399,6 +415,30 @@ class CommandTarget:
             return
         self._prefetched.extend(_Prefetched(p, bodies[id(p)], answers[first + k], cpu / len(problems))
                                 for k, p in enumerate(problems))
+
+    def _bodies(self, problems: Sequence[AnyProblem]) -> dict[int, str]:
+        """Each distinct problem object's JSON, made once."""
+        bodies: dict[int, str] = {}
+        for p in problems:
+            if id(p) not in bodies:
+                bodies[id(p)] = self._body(p)
+        return bodies
+
+    def _batch_answers(self, request: bytes, first: int, hang_s: float, cpu_limit: float | None
+                       ) -> dict[int, dict[str, Any]]:
+        """The answers to the batch `request` of ids `first` to `self._seq`, by id; TargetError (the process is
+        then dead) on an answer to no request of the batch."""
+        answers: dict[int, dict[str, Any]] = {}
+        while len(answers) <= self._seq - first:
+            doc = self._answer(self._exchange(request, hang_s, cpu_limit))
+            request = b""
+            rid = doc.get("id")
+            if _earlier(rid, first):
+                continue  # a late answer to a request before this batch
+            if type(rid) is not int or rid > self._seq or rid in answers:
+                raise self._fail(f"answer id {rid!r} to a batch of requests {first}-{self._seq}", "cmd.malformed")
+            answers[rid] = doc
+        return answers
 
 
 def _earlier(request_id: Any, than: int) -> bool:
