@@ -164,7 +164,8 @@ def test_the_broker_is_gone_with_its_storage_after_sigterm(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name, invariant", [("kafka-python-resubscribe", "live.convergence"),
-                                             ("confluent-kafka-static-new-partitions", "H5")])
+                                             ("confluent-kafka-static-new-partitions", "H5"),
+                                             ("confluent-kafka-follower-new-partitions", "H5")])
 def test_each_live_finding_replays_on_a_fresh_broker(name, invariant):
     """The README's live findings (What it finds): each replays from its file alone, in a fresh process."""
     path = FINDINGS / f"{name}.json"
