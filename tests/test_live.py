@@ -230,3 +230,13 @@ def test_a_live_reproducer_with_a_bad_schedule_is_one_line_and_exit_2(tmp_path):
                           text=True, timeout=120)
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
     assert "schedule.steps[2].member" in done.stderr and "broker" not in done.stderr
+
+
+def test_franz_go_members_unbuilt_are_one_line_naming_the_build(monkeypatch, tmp_path):
+    from assigncheck.live import members
+
+    members.check_client("franz-go", "consumer")  # `make franz-go` built it (make test does)
+    monkeypatch.setattr(members, "FRANZ_GO_MEMBER", tmp_path / "franz-go-member")
+    with pytest.raises(InputError) as e:
+        members.check_client("franz-go", "classic")
+    assert e.value.path == "--client" and "make franz-go" in e.value.message and "\n" not in str(e.value)
