@@ -39,7 +39,16 @@ $(FRANZ_GO): examples/franz-go/go.mod examples/franz-go/go.sum $(wildcard exampl
 	@mkdir -p $(@D)
 	cd examples/franz-go && go build -trimpath -buildvcs=false -o $(abspath $@) .
 
-franz-go: $(FRANZ_GO)
+# franz-go's kgo consumer as a live group's member (examples/franz-go/member/, the same module and pin).
+FRANZ_GO_MEMBER := $(VENV)/bin/franz-go-member
+
+$(FRANZ_GO_MEMBER): examples/franz-go/go.mod examples/franz-go/go.sum $(wildcard examples/franz-go/member/*.go)
+	@command -v go >/dev/null 2>&1 || \
+	  { echo "assigncheck's franz-go live members need Go 1.26 or later (https://go.dev/dl/): install go"; exit 1; }
+	@mkdir -p $(@D)
+	cd examples/franz-go && go build -trimpath -buildvcs=false -o $(abspath $@) ./member
+
+franz-go: $(FRANZ_GO) $(FRANZ_GO_MEMBER)
 
 java-check:
 	@command -v java >/dev/null 2>&1 && command -v javac >/dev/null 2>&1 || \
@@ -58,13 +67,13 @@ browser:
 gate: java-check $(JARS)
 	$(BIN)/assigncheck gate --profile quick --report-dir reports
 
-test: java-check browser $(JARS) $(FRANZ_GO)
+test: java-check browser $(JARS) $(FRANZ_GO) $(FRANZ_GO_MEMBER)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q -m "not slow" --durations=40
 
-test-slow: java-check $(JARS) $(FRANZ_GO)
+test-slow: java-check $(JARS) $(FRANZ_GO) $(FRANZ_GO_MEMBER)
 	$(BIN)/python -m pytest -q -m slow
 
 bench: java-check $(JARS) $(FRANZ_GO)

@@ -4,6 +4,9 @@ the assignor's output on the problem rebuilt from the group's state."""
 
 from __future__ import annotations
 
+import shlex
+import sys
+from pathlib import Path
 from typing import Any
 
 from assigncheck.impl import registry
@@ -15,8 +18,10 @@ from assigncheck.spec.violations import Violation
 
 # The assignors whose output is a function of the group's state alone (no history in userData), each with the
 # target that computes it: the library's own code where assigncheck runs it (kafka-python, aiokafka, Kafka's Java
-# classes through the java: bridge), the spec's reference of Kafka's assignor for librdkafka's.
+# classes through the java: bridge, franz-go's balancers through its cmd2: driver), the spec's reference of Kafka's
+# assignor for librdkafka's.
 _KAFKA = "org.apache.kafka.clients.consumer."
+_FRANZ_GO = Path(sys.prefix) / "bin" / "franz-go-driver"  # `make franz-go` builds it beside the franz-go member
 CONFORMANCE = {
     ("java", "classic", f"{_KAFKA}RangeAssignor"): f"java:{_KAFKA}RangeAssignor",
     ("java", "classic", f"{_KAFKA}RoundRobinAssignor"): f"java:{_KAFKA}RoundRobinAssignor",
@@ -26,6 +31,8 @@ CONFORMANCE = {
     ("kafka-python", "classic", "roundrobin"): "kafka-python:roundrobin",
     ("aiokafka", "classic", "range"): "aiokafka:range",
     ("aiokafka", "classic", "roundrobin"): "aiokafka:roundrobin",
+    ("franz-go", "classic", "range"): f"cmd2:{shlex.quote(str(_FRANZ_GO))} range",
+    ("franz-go", "classic", "roundrobin"): f"cmd2:{shlex.quote(str(_FRANZ_GO))} roundrobin",
 }
 # What each assignor documents, for those without a conformance target.
 DOCUMENTED = {
@@ -44,7 +51,7 @@ def promises_of(client: Client, declared: str | None) -> Promises:
     if declared is not None:
         return Promises.parse(declared)
     spec = conformance_target(client)
-    if spec is not None and not spec.startswith("java:"):
+    if spec is not None and not spec.startswith(("java:", "cmd2:")):  # a bridge declares no promises
         return registry.load_target(spec).promises
     name = client.assignor.removeprefix(_KAFKA)
     return Promises.parse(DOCUMENTED.get(client.assignor) or DOCUMENTED.get(name.lower().removesuffix("assignor"))

@@ -3,7 +3,9 @@ how its timeline (see `member.py`) is read back.
 
 `CLIENTS` names every client and the group protocols it speaks: `java` (Kafka's consumer, kafka-clients of the
 broker's version; classic with any `ConsumerPartitionAssignor` class, or KIP-848), `confluent-kafka` (librdkafka;
-classic and KIP-848), `kafka-python` and `aiokafka` (classic only).
+classic and KIP-848), `kafka-python` and `aiokafka` (classic only), `franz-go` (kgo, the version pinned in
+examples/franz-go/go.mod; classic with kgo's balancers, and KIP-848 through its `ServerSideBalancer`, which asks
+the broker for `range` or `uniform`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ CLIENTS: dict[str, tuple[str, ...]] = {
     "confluent-kafka": ("classic", "consumer"),
     "kafka-python": ("classic",),
     "aiokafka": ("classic",),
+    "franz-go": ("classic", "consumer"),
 }
 # Each client's default assignor per protocol (KIP-848: the broker's, named by `group.remote.assignor`).
 DEFAULT_ASSIGNOR = {
@@ -36,8 +39,12 @@ DEFAULT_ASSIGNOR = {
     ("confluent-kafka", "consumer"): "uniform",
     ("kafka-python", "classic"): "range",
     ("aiokafka", "classic"): "range",
+    ("franz-go", "classic"): "cooperative-sticky",  # kgo's default balancer
+    ("franz-go", "consumer"): "uniform",
 }
 _SOURCE = Path(__file__).with_name("LiveMember.java")
+# `make franz-go` builds examples/franz-go/member/ into the virtual environment, beside its franz-go-driver.
+FRANZ_GO_MEMBER = Path(sys.prefix) / "bin" / "franz-go-member"
 
 
 def check_client(client: str, protocol: str) -> None:
@@ -45,6 +52,9 @@ def check_client(client: str, protocol: str) -> None:
         raise InputError("--client", f"unknown client {client!r}; one of {', '.join(CLIENTS)}")
     if protocol not in CLIENTS[client]:
         raise InputError("--protocol", f"{client} speaks {' and '.join(CLIENTS[client])} only, not {protocol!r}")
+    if client == "franz-go" and not FRANZ_GO_MEMBER.is_file():
+        raise InputError("--client", f"franz-go members run {FRANZ_GO_MEMBER}, not built: run `make franz-go` "
+                                     "(needs Go 1.26 or later)")
 
 
 def java_command(classpath: tuple[str, ...] = ()) -> list[str]:
@@ -123,7 +133,8 @@ def start(client: str, protocol: str, assignor: str, name: str, group: str, boot
     else:
         settings = {"client": client, "protocol": protocol, "assignor": assignor, "name": name, "group": group,
                     "bootstrap": bootstrap, "log": str(log), "topics": topics, "instance_id": instance_id}
-        command = [sys.executable, "-m", "assigncheck.live.member", json.dumps(settings)]
+        command = ([str(FRANZ_GO_MEMBER)] if client == "franz-go" else
+                   [sys.executable, "-m", "assigncheck.live.member"]) + [json.dumps(settings)]
     with open(directory / f"{name}.stderr", "ab") as err:
         process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=err,
                                    start_new_session=True)

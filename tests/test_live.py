@@ -47,6 +47,9 @@ def broker():
     ("confluent-kafka", "consumer", "uniform"),
     ("kafka-python", "classic", "range"),
     ("aiokafka", "classic", "range"),
+    ("franz-go", "classic", "range"),  # held to franz-go's own RangeBalancer through its cmd2: driver
+    pytest.param("franz-go", "classic", "cooperative-sticky", marks=pytest.mark.slow),
+    pytest.param("franz-go", "consumer", "uniform", marks=pytest.mark.slow),
 ])
 def test_each_client_passes_every_check_on_a_schedule(broker, client, protocol, assignor):
     # kafka-python's followers can miss a rebalance another member starts (its finding, below): it gets the
@@ -56,6 +59,8 @@ def test_each_client_passes_every_check_on_a_schedule(broker, client, protocol, 
     spec = session.LiveSpec(Client(client, protocol, assignor), schedule, converge_s=40)
     result = session.check_live(spec, broker.bootstrap)
     assert result.violations == []
+    if protocol == "classic" and assignor.lower().endswith(("range", "rangeassignor")):
+        assert checks.conformance_target(spec.client) is not None  # live.conformance was checked
     # A stable point after the joins, the new partitions and the crash, each seen by broker and members alike.
     assert [p.step for p in result.outcome.points] == list(range(1, len(schedule.steps)))
     last = result.outcome.points[-1]
@@ -188,7 +193,8 @@ def test_the_broker_is_gone_with_its_storage_after_sigterm(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name, invariant", [("kafka-python-resubscribe", "live.convergence"),
-                                             ("confluent-kafka-static-new-partitions", "H5")])
+                                             ("confluent-kafka-static-new-partitions", "H5"),
+                                             ("confluent-kafka-follower-new-partitions", "H5")])
 def test_each_live_finding_replays_on_a_fresh_broker(name, invariant):
     """The README's live findings (What it finds): each replays from its file alone, in a fresh process."""
     path = FINDINGS / f"{name}.json"
@@ -253,3 +259,13 @@ def test_a_live_reproducer_with_a_bad_schedule_is_one_line_and_exit_2(tmp_path):
                           text=True, timeout=120)
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
     assert "schedule.steps[2].member" in done.stderr and "broker" not in done.stderr
+
+
+def test_franz_go_members_unbuilt_are_one_line_naming_the_build(monkeypatch, tmp_path):
+    from assigncheck.live import members
+
+    members.check_client("franz-go", "consumer")  # `make franz-go` built it (make test does)
+    monkeypatch.setattr(members, "FRANZ_GO_MEMBER", tmp_path / "franz-go-member")
+    with pytest.raises(InputError) as e:
+        members.check_client("franz-go", "classic")
+    assert e.value.path == "--client" and "make franz-go" in e.value.message and "\n" not in str(e.value)
