@@ -39,14 +39,16 @@ def broker():
         yield b
 
 
-# One group per client library in the default run (15-20 s each); the other protocol of each behind -m slow.
+# The default run: one group per client runtime (a JVM, librdkafka, Go; 15-20 s each), the classic protocol and
+# KIP-848 both; every other client and protocol pair behind -m slow (kafka-python's and aiokafka's groups run there,
+# and kafka-python's followers miss rebalances at random under load: its finding).
 @pytest.mark.parametrize("client, protocol, assignor", [
     ("java", "classic", "org.apache.kafka.clients.consumer.RangeAssignor"),
     pytest.param("java", "consumer", "uniform", marks=pytest.mark.slow),
     pytest.param("confluent-kafka", "classic", "range", marks=pytest.mark.slow),
     ("confluent-kafka", "consumer", "uniform"),
-    ("kafka-python", "classic", "range"),
-    ("aiokafka", "classic", "range"),
+    pytest.param("kafka-python", "classic", "range", marks=pytest.mark.slow),
+    pytest.param("aiokafka", "classic", "range", marks=pytest.mark.slow),
     ("franz-go", "classic", "range"),  # held to franz-go's own RangeBalancer through its cmd2: driver
     pytest.param("franz-go", "classic", "cooperative-sticky", marks=pytest.mark.slow),
     pytest.param("franz-go", "consumer", "uniform", marks=pytest.mark.slow),
