@@ -18,7 +18,6 @@ PACKAGE = tuple(sorted({d.split("/")[0] for d in _DIRS.values()}))
 ALLOWED = {
     "impl/targets/command.py:CommandTarget._exchange",  # being split
     "impl/targets/command.py:CommandTarget.prefetch",  # being split
-    "ci/reports.py:_plots",  # being split
     "ci/commands/live.py:run",  # being split
     "live/schedule.py:check",  # being split
     "live/run.py:run",  # being split
