@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from xml.etree import ElementTree as ET
@@ -148,24 +149,37 @@ def markdown(result: GateResult) -> str:
     return "\n".join(lines) + "\n"
 
 
+_LONG_RUN = re.compile(r"\S{25,}")  # a path, a target's name, a list of promises: no space to wrap at
+_AFTER_SEPARATOR = re.compile(r"(?<=[,/;=.:])")
+
+
+def _cell(*lines: str) -> str:
+    """A table cell, a line per argument. Text with a long run of no space in it may break after a separator, or
+    anywhere if it must (class `long`): otherwise one long name widens its column, and the page, past the
+    window. Short text breaks at spaces only, so the short columns keep their words whole."""
+    if not any(_LONG_RUN.search(line) for line in lines):
+        return "<td>" + "<br>".join(map(html.escape, lines)) + "</td>"
+    broken = ("<wbr>".join(map(html.escape, _AFTER_SEPARATOR.split(line))) for line in lines)
+    return "<td class='long'>" + "<br>".join(broken) + "</td>"
+
+
 def html_page(result: GateResult) -> str:
     """The page, with plots of the stages' per-instance rows (the campaign's sizes, times and quality)."""
     result = bounded_result(result)  # target text, cut (a cut text is not cut again)
     esc = html.escape
     table_rows = "".join(
-        f"<tr class='{'ok' if s.ok else 'bad'}'><td>{esc(s.target)}</td><td>{esc(s.stage)}</td>"
+        f"<tr class='{'ok' if s.ok else 'bad'}'>{_cell(s.target)}<td>{esc(s.stage)}</td>"
         f"<td>{'skipped' if s.skipped else 'pass' if s.ok else 'ERROR' if s.error else 'FAIL'}</td>"
         f"<td>{len(s.failing())}</td>"
         f"<td>{esc(str(s.work) if s.work else '')}</td>"
-        f"<td>{esc(_promises(s.promises))}</td>"
+        f"{_cell(_promises(s.promises))}"
         f"<td>{s.seconds:.1f}</td>"
-        f"<td>{esc(s.error) if s.error else '<br>'.join(esc(f'{k}={v}') for k, v in _scalar_stats(s))}</td></tr>"
+        f"{_cell(s.error) if s.error else _cell(*(f'{k}={v}' for k, v in _scalar_stats(s)))}</tr>"
         for s in result.stages
     )
     findings = "".join(
-        f"<tr class='{f.status}'><td>{esc(f.status)}</td><td>{esc(f.target)}</td><td>{esc(f.stage)}</td>"
-        f"<td>{esc(f.invariant)}</td><td>{esc(f.message)}</td><td>{esc(f.reproducer or '')}</td>"
-        f"<td>{esc(f.why)}</td></tr>"
+        f"<tr class='{f.status}'><td>{esc(f.status)}</td>{_cell(f.target)}<td>{esc(f.stage)}</td>"
+        f"<td>{esc(f.invariant)}</td>{_cell(f.message)}{_cell(f.reproducer or '')}{_cell(f.why)}</tr>"
         for status in STATUSES for f in result.by_status(status)
     ) or "<tr><td colspan='7'>none</td></tr>"
     notes = "".join(f"<li>{esc(w)}</li>" for w in result.warnings) or "<li>none</li>"
@@ -175,9 +189,10 @@ def html_page(result: GateResult) -> str:
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>assigncheck gate: {verdict}</title>
 <style>
-/* The page fits its window, however long a target's name, path or stat: any text may break anywhere (which
-   also lets a table's columns shrink to fit), tables take the page's width, images scale down. */
-body {{ font: 14px system-ui, sans-serif; margin: 1em 2em; color: #222; overflow-wrap: anywhere; }}
+/* The page fits its window, however long a target's name, a path or a stat: a long word wraps (in a table cell
+   of class `long`, anywhere, which lets its column shrink to fit), tables take the page's width, images scale. */
+body {{ font: 14px system-ui, sans-serif; margin: 1em 2em; color: #222; overflow-wrap: break-word; }}
+td.long {{ overflow-wrap: anywhere; }}
 table {{ border-collapse: collapse; margin: 1em 0; width: 100%; }}
 td, th {{ border: 1px solid #ccc; padding: 4px 8px; text-align: left; vertical-align: top; }}
 tr.ok td:nth-child(3) {{ color: #185; }} tr.bad td:nth-child(3) {{ color: #b22; font-weight: bold; }}

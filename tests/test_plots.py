@@ -1,6 +1,8 @@
 """The HTML report's plots mean what they say: quality over valid outputs only, sampling stated, each campaign
 target's own time (real matplotlib; the page's layout in a real browser: tests/test_report_page.py)."""
 
+import pytest
+
 from assigncheck.ci import plots
 from assigncheck.ci.results import GateResult, StageResult
 from assigncheck.ci.stages.campaign import PLOT_ROWS, plot_rows
@@ -75,3 +77,32 @@ def test_labels_cut_in_the_middle_keep_two_long_names_apart():
     assert len(plots.label(a)) == plots.LABEL and plots.label(a) != plots.label(b)
     assert plots.label(a).startswith("sticky-constrained-") and plots.label(a).endswith("-one")
     assert plots.label("range") == "range"
+
+
+@pytest.mark.slow  # a Spark campaign: over a minute on a busy machine
+def test_each_campaign_target_gets_its_own_measured_time(tmp_path, spark):
+    """Not the campaign's time split evenly: each target's rows' check time in the executors (read back from the
+    campaign's own Parquet rows here), plus confirming its findings; the whole campaign's time is a stat."""
+    from dataclasses import replace
+
+    import pyarrow.parquet as pq
+
+    from assigncheck.ci.context import PROFILES, Context
+    from assigncheck.ci.stages import campaign
+    from assigncheck.impl.registry import get, ref_of
+
+    tiny = replace(PROFILES["quick"], campaign_instances=12, campaign_shards=2, campaign_s=300)
+    targets = [get("range"), get("roundrobin")]
+    results = list(campaign.run(targets, Context(tiny, tmp_path, seed=5)))
+    rows = [r for f in sorted((tmp_path / "campaign" / "rows").glob("part-*.parquet"))
+            for r in pq.read_table(f).to_pylist()]
+    assert [r.target for r in results] == ["range", "roundrobin"] and all(r.ok for r in results)
+    own = {t.name: sum(r["check_seconds"] for r in rows if r["target"] == ref_of(t).key()) for t in targets}
+    for result in results:
+        assert result.stats["executor_seconds"] == pytest.approx(own[result.target], abs=0.01)
+        assert result.seconds >= own[result.target] - 0.01
+        assert result.stats["campaign_seconds"] == results[0].stats["campaign_seconds"]
+        assert result.stats["plot_rows"] == {"rows": 12, "of": 12, "seed": 5}
+        assert len(result.rows) == 12 and all(r["valid"] for r in result.rows)  # correct built-ins
+    assert results[0].seconds != results[1].seconds
+    assert all(v >= 0 for vs in plots.balance_values([r for s in results for r in s.rows]).values() for v in vs)

@@ -62,11 +62,18 @@ def _chromium() -> str:
     return found
 
 
-@pytest.mark.parametrize("width", WIDTHS)
-def test_report_page_fits_its_window_in_headless_chromium(tmp_path, width):
-    page = write_all(_result(), tmp_path)["html"]
-    measured = tmp_path / "measured.html"
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory):
+    """report.html, written once, with the measuring script appended."""
+    out = tmp_path_factory.mktemp("report")
+    page = write_all(_result(), out)["html"]
+    measured = out / "measured.html"
     measured.write_text(page.read_text().replace("</body>", MEASURE + "</body>"))
+    return measured
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_report_page_fits_its_window_in_headless_chromium(tmp_path, measured, width):
     shot = tmp_path / "shot.png"
     flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
              "--disable-background-networking", "--disable-component-update", "--disable-sync",
