@@ -149,18 +149,24 @@ def markdown(result: GateResult) -> str:
     return "\n".join(lines) + "\n"
 
 
-_LONG_RUN = re.compile(r"\S{25,}")  # a path, a target's name, a list of promises: no space to wrap at
+_LONG_RUN = re.compile(r"(\S{25,})")  # a path, a target's name, a list of promises: no space to wrap at
 _AFTER_SEPARATOR = re.compile(r"(?<=[,/;=.:])")
 
 
+def _breakable(line: str) -> str:
+    """`line` as HTML, each long run of no space given a break opportunity after each separator in it."""
+    parts = _LONG_RUN.split(line)  # the long runs at odd indices
+    return "".join("<wbr>".join(map(html.escape, _AFTER_SEPARATOR.split(p))) if i % 2 else html.escape(p)
+                   for i, p in enumerate(parts))
+
+
 def _cell(*lines: str) -> str:
-    """A table cell, a line per argument. Text with a long run of no space in it may break after a separator, or
-    anywhere if it must (class `long`): otherwise one long name widens its column, and the page, past the
-    window. Short text breaks at spaces only, so the short columns keep their words whole."""
+    """A table cell, a line per argument. A long run of no space may break after a separator in it, or anywhere
+    if it must (class `long`): otherwise one long name widens its column, and the page, past the window. Other
+    text breaks at spaces only, so the short columns keep their words whole."""
     if not any(_LONG_RUN.search(line) for line in lines):
         return "<td>" + "<br>".join(map(html.escape, lines)) + "</td>"
-    broken = ("<wbr>".join(map(html.escape, _AFTER_SEPARATOR.split(line))) for line in lines)
-    return "<td class='long'>" + "<br>".join(broken) + "</td>"
+    return "<td class='long'>" + "<br>".join(map(_breakable, lines)) + "</td>"
 
 
 def html_page(result: GateResult) -> str:
