@@ -3,15 +3,14 @@ a GitHub step summary or PR comment) and a static HTML page with plots. Every fi
 
 from __future__ import annotations
 
-import base64
 import html
-import io
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 from xml.etree import ElementTree as ET
 
+from assigncheck.ci.plots import plots
 from assigncheck.ci.results import STATUSES, Finding, GateResult, StageResult, bounded_result
 from assigncheck.formats.bounded import bounded
 from assigncheck.formats.documents import write_atomic
@@ -150,113 +149,61 @@ def markdown(result: GateResult) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _png(fig: Any) -> str:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
-    return base64.b64encode(buf.getvalue()).decode()
+_LONG_RUN = re.compile(r"(\S{25,})")  # a path, a target's name, a list of promises: no space to wrap at
+_AFTER_SEPARATOR = re.compile(r"(?<=[,/;=.:])")
 
 
-def _plots(result: GateResult, rows: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
-    from assigncheck.ci.engines import installed
+def _breakable(line: str) -> str:
+    """`line` as HTML, each long run of no space given a break opportunity after each separator in it."""
+    parts = _LONG_RUN.split(line)  # the long runs at odd indices
+    return "".join("<wbr>".join(map(html.escape, _AFTER_SEPARATOR.split(p))) if i % 2 else html.escape(p)
+                   for i, p in enumerate(parts))
 
-    if not installed("matplotlib"):
-        return []
-    import matplotlib
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    plots = []
-    fig, ax = plt.subplots(figsize=(7, 0.35 * len(result.stages) + 1.2))
-    labels = [f"{s.target} / {s.stage}" for s in result.stages]
-    ax.barh(labels, [s.seconds for s in result.stages], color=["#2a7" if s.ok else "#c33" for s in result.stages])
-    ax.set_xlabel("seconds")
-    ax.invert_yaxis()
-    plots.append(("Time per stage", _png(fig)))
-    plt.close(fig)
-    timed = [r for r in rows if r.get("ms") is not None and r.get("partitions") is not None]
-    if timed:
-        fig, ax = plt.subplots(figsize=(7, 4))
-        for target in sorted({r["target"] for r in timed}):
-            mine = [r for r in timed if r["target"] == target]
-            ax.scatter([r["partitions"] for r in mine], [r["ms"] for r in mine], s=6, label=target, alpha=0.6)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("partitions")
-        ax.set_ylabel("ms per assignment")
-        ax.legend(fontsize=7)
-        plots.append(("Time vs size (campaign instances)", _png(fig)))
-        plt.close(fig)
-    ladder = [(s.target, r) for s in result.stages if s.stage == "scale" for r in s.stats.get("ladder", ())]
-    if ladder:
-        fig, ax = plt.subplots(figsize=(7, 4))
-        for target, series in sorted({(t, r["series"]) for t, r in ladder}):
-            mine = [r for t, r in ladder if (t, r["series"]) == (target, series) and r["cpu_ms"] > 0]
-            ax.plot([r["size"] for r in mine], [r["cpu_ms"] for r in mine], marker="o", ms=3,
-                    label=f"{target} / {series}")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("members + partitions")
-        ax.set_ylabel("CPU ms per call (min of up to 3)")
-        ax.legend(fontsize=6)
-        plots.append(("Scale ladder: CPU time per call vs size", _png(fig)))
-        plt.close(fig)
-    histograms = (
-        ("Stickiness: retained vs the optimum", "retained / max_retained", "max_retained",
-         lambda r: r["retained"] / r["max_retained"]),
-        ("Balance: distance from the optimum", "Σ count² above the optimum (0 = optimally balanced)",
-         "optimal_sum_squares", lambda r: r["sum_squares"] - r["optimal_sum_squares"]),
-    )
-    for title, xlabel, needs, value in histograms:  # one histogram per measure, a series per target
-        usable = [r for r in rows if r.get(needs)]
-        if not usable:
-            continue
-        fig, ax = plt.subplots(figsize=(7, 4))
-        for target in sorted({r["target"] for r in usable}):
-            ax.hist([value(r) for r in usable if r["target"] == target], bins=20, alpha=0.5, label=target)
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel("instances")
-        ax.legend(fontsize=7)
-        plots.append((title, _png(fig)))
-        plt.close(fig)
-    return plots
+def _cell(*lines: str) -> str:
+    """A table cell, a line per argument. A long run of no space may break after a separator in it, or anywhere
+    if it must (class `long`): otherwise one long name widens its column, and the page, past the window. Other
+    text breaks at spaces only, so the short columns keep their words whole."""
+    if not any(_LONG_RUN.search(line) for line in lines):
+        return "<td>" + "<br>".join(map(html.escape, lines)) + "</td>"
+    return "<td class='long'>" + "<br>".join(map(_breakable, lines)) + "</td>"
 
 
 def html_page(result: GateResult) -> str:
     """The page, with plots of the stages' per-instance rows (the campaign's sizes, times and quality)."""
     result = bounded_result(result)  # target text, cut (a cut text is not cut again)
     esc = html.escape
-    rows = [r for s in result.stages for r in s.rows]
     table_rows = "".join(
-        f"<tr class='{'ok' if s.ok else 'bad'}'><td>{esc(s.target)}</td><td>{esc(s.stage)}</td>"
+        f"<tr class='{'ok' if s.ok else 'bad'}'>{_cell(s.target)}<td>{esc(s.stage)}</td>"
         f"<td>{'skipped' if s.skipped else 'pass' if s.ok else 'ERROR' if s.error else 'FAIL'}</td>"
         f"<td>{len(s.failing())}</td>"
         f"<td>{esc(str(s.work) if s.work else '')}</td>"
-        f"<td>{esc(_promises(s.promises))}</td>"
+        f"{_cell(_promises(s.promises))}"
         f"<td>{s.seconds:.1f}</td>"
-        f"<td>{esc(s.error or ', '.join(f'{k}={v}' for k, v in _scalar_stats(s)))}</td></tr>"
+        f"{_cell(s.error) if s.error else _cell(*(f'{k}={v}' for k, v in _scalar_stats(s)))}</tr>"
         for s in result.stages
     )
     findings = "".join(
-        f"<tr class='{f.status}'><td>{esc(f.status)}</td><td>{esc(f.target)}</td><td>{esc(f.stage)}</td>"
-        f"<td>{esc(f.invariant)}</td><td>{esc(f.message)}</td><td>{esc(f.reproducer or '')}</td>"
-        f"<td>{esc(f.why)}</td></tr>"
+        f"<tr class='{f.status}'><td>{esc(f.status)}</td>{_cell(f.target)}<td>{esc(f.stage)}</td>"
+        f"<td>{esc(f.invariant)}</td>{_cell(f.message)}{_cell(f.reproducer or '')}{_cell(f.why)}</tr>"
         for status in STATUSES for f in result.by_status(status)
     ) or "<tr><td colspan='7'>none</td></tr>"
     notes = "".join(f"<li>{esc(w)}</li>" for w in result.warnings) or "<li>none</li>"
-    figures = "".join(
-        f"<figure><figcaption>{esc(title)}</figcaption><img alt='{esc(title)}' src='data:image/png;base64,{png}'>"
-        "</figure>"
-        for title, png in _plots(result, rows)
-    ) or "<p>No plots: they need matplotlib (pip install 'assigncheck[plots]').</p>"
+    figures = "".join(plot.html() for plot in plots(result)) or (
+        "<p>No plots: they need matplotlib (pip install 'assigncheck[plots]').</p>")
     verdict = "passed" if result.exit_code == 0 else "FAILED"
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>assigncheck gate: {verdict}</title>
 <style>
-body {{ font: 14px system-ui, sans-serif; margin: 2em; color: #222; }}
-table {{ border-collapse: collapse; margin: 1em 0; }} td, th {{ border: 1px solid #ccc; padding: 4px 8px; }}
+/* The page fits its window, however long a target's name, a path or a stat: a long word wraps (in a table cell
+   of class `long`, anywhere, which lets its column shrink to fit), tables take the page's width, images scale. */
+body {{ font: 14px system-ui, sans-serif; margin: 1em 2em; color: #222; overflow-wrap: break-word; }}
+td.long {{ overflow-wrap: anywhere; }}
+table {{ border-collapse: collapse; margin: 1em 0; width: 100%; }}
+td, th {{ border: 1px solid #ccc; padding: 4px 8px; text-align: left; vertical-align: top; }}
 tr.ok td:nth-child(3) {{ color: #185; }} tr.bad td:nth-child(3) {{ color: #b22; font-weight: bold; }}
-figure {{ display: inline-block; margin: 1em; }} figcaption {{ font-weight: bold; }}
+figure {{ display: inline-block; vertical-align: top; max-width: 100%; margin: 1em 1em 1em 0; }}
+figcaption {{ margin-bottom: 0.5em; }} img {{ max-width: 100%; height: auto; }}
 </style></head><body>
 <h1 id="verdict">assigncheck gate ({esc(result.profile)}): {verdict}</h1>
 <p>{len(result.targets)} target(s), {len(result.by_status("confirmed"))} confirmed finding(s)

@@ -14,12 +14,6 @@ ROOT = Path(__file__).resolve().parent.parent
 _DIRS = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
 PACKAGE = tuple(sorted({d.split("/")[0] for d in _DIRS.values()}))
 
-# Functions in files other engineers are regrouping; the lead removes each line once theirs land.
-ALLOWED = {
-    "ci/reports.py:_plots",  # being split
-}
-
-
 def _functions(source: str) -> list[Function]:
     """Every function, method and closure once (radon lists a class's methods both in the class and beside it)."""
     found: dict[tuple[str, int], Function] = {}
@@ -54,7 +48,7 @@ def graded_below_c(root: Path = ROOT) -> list[str]:
             lines = source.splitlines()
             for f in _functions(source):
                 name = f"{path.relative_to(root).as_posix()}:{f.fullname}"
-                if cc_rank(f.complexity) in "ABC" or name in ALLOWED or _explained(lines, f.lineno):
+                if cc_rank(f.complexity) in "ABC" or _explained(lines, f.lineno):
                     continue
                 out.append(f"{name} ({cc_rank(f.complexity)} {f.complexity})")
     return out
@@ -72,14 +66,3 @@ def test_the_check_sees_a_complex_function_and_its_reason(tmp_path: Path) -> Non
     assert graded_below_c(tmp_path) == ["spec/m.py:tangled (D 26)"]
     (tmp_path / "spec" / "m.py").write_text("# complexity: one flat dispatch reads best\n@decorated\n" + body)
     assert graded_below_c(tmp_path) == []
-
-
-def test_every_allowed_name_still_exists() -> None:
-    """An allow-list entry for a function that is gone or already split is stale: remove it."""
-    complex_names = set()
-    for name in ALLOWED:
-        path = ROOT / name.split(":")[0]
-        for f in _functions(path.read_text()):
-            if f"{name.split(':')[0]}:{f.fullname}" == name and cc_rank(f.complexity) not in "ABC":
-                complex_names.add(name)
-    assert complex_names == ALLOWED

@@ -9,6 +9,7 @@ targets. Each target's result carries its per-instance rows (size, time, quality
 from __future__ import annotations
 
 import json
+import random
 import time
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -24,18 +25,30 @@ from assigncheck.run.breaker import HANGS_IN_A_ROW
 from assigncheck.spec.promises import Assignor, problem_kind
 from assigncheck.spec.violations import Violation
 
-PLOT_ROWS = 5000  # enough points for the plots, bounded whatever the campaign size
+PLOT_ROWS = 5000  # per target: enough points for the plots, bounded whatever the campaign size
 _PLOTTED = ("retained", "max_retained", "sum_squares", "optimal_sum_squares")
+# An output breaking one of these is no assignment of the problem (or none came back): the plots of its quality
+# leave it out (one that drops partitions would "beat" the optimal balance).
+_INVALID_OUTPUT = frozenset({"H1", "H2", "H3", "H4", "H5", "H6", "H7", "harness.error"})
 
 
-def _plot_rows(rows: list[dict[str, Any]], names: dict[str, str]) -> list[dict[str, Any]]:
-    out = []
-    for r in rows[:PLOT_ROWS]:
-        quality = dict(r.get("quality") or [])
-        out.append({"target": names.get(r["target"], r["target"]), "partitions": r["partitions"],
-                    "members": r["members"], "ms": None if r.get("assign_seconds") is None
-                    else r["assign_seconds"] * 1000, **{k: quality.get(k) for k in _PLOTTED}})
-    return out
+def _plot_row(r: dict[str, Any], name: str) -> dict[str, Any]:
+    quality = dict(r.get("quality") or [])
+    valid = not _INVALID_OUTPUT.intersection(r["violated"]) and not quality.get("withheld")
+    return {"target": name, "partitions": r["partitions"], "members": r["members"],
+            "ms": None if r.get("assign_seconds") is None else r["assign_seconds"] * 1000,
+            **{k: quality.get(k) for k in _PLOTTED}, "valid": valid}
+
+
+def plot_rows(rows: list[dict[str, Any]], key: str, name: str, seed: int
+              ) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """One target's rows for the plots: all of them, or PLOT_ROWS drawn by `seed` (in campaign order; the same
+    instances for every target that checked them all), and how they were chosen (`stats["plot_rows"]`, which
+    the plots state)."""
+    mine = [r for r in rows if r["target"] == key]
+    everyone = range(len(mine))
+    keep = everyone if len(mine) <= PLOT_ROWS else sorted(random.Random(seed).sample(everyone, PLOT_ROWS))
+    return [_plot_row(mine[i], name) for i in keep], {"rows": len(keep), "of": len(mine), "seed": seed}
 
 
 def _candidates(target: Assignor, per: dict[str, Any], budget_s: float) -> list[Candidate]:
@@ -81,9 +94,9 @@ def _campaign(targets: Sequence[Assignor], ctx: Context) -> list[StageResult]:
     limits = Limits(profile.budget_s, time.time() + profile.campaign_s, HANGS_IN_A_ROW)
     out = ctx.work_dir / "campaign"
     summary = run_campaign(spec, out, executor="spark", master=ctx.master, limits=limits)
-    rows = _plot_rows(read_rows(spec, out), {k: t.name for k, t in keys.items()})
-    seconds = time.monotonic() - started
+    rows = read_rows(spec, out)
     for key, target in keys.items():
+        confirming = time.monotonic()
         per = summary["targets"].get(key, {})
         result = StageResult("campaign", target.name, checked=("H1-H8+promises",))
         said = per.get("promises", [])
@@ -96,9 +109,17 @@ def _campaign(targets: Sequence[Assignor], ctx: Context) -> list[StageResult]:
         if done < spec.instances:
             result.notes.append(f"{spec.instances - done} of {spec.instances} instances not checked "
                                 f"(the stage's {profile.campaign_s:g} s budget, or the circuit breaker)")
+        result.rows, sample = plot_rows(rows, key, target.name, ctx.seed)
+        # The target's own time: its rows' checks in the executors (summed over their tasks) and confirming its
+        # findings here. Spark's start-up and the instances' generation are shared: campaign_seconds says them.
+        executor_s = per.get("check_seconds_total", 0.0)
+        result.seconds = executor_s + time.monotonic() - confirming
         result.stats = {"violating_instances": per.get("violating_rows", 0), "assign_p50_ms":
-                        round((per.get("assign_seconds", {}).get("p50") or 0) * 1000, 2)}
-        result.seconds = seconds / len(keys)
-        result.rows = [r for r in rows if r["target"] == target.name]
+                        round((per.get("assign_seconds", {}).get("p50") or 0) * 1000, 2),
+                        "executor_seconds": round(executor_s, 2), "plot_rows": sample}
         results.append(result)
+    whole = round(time.monotonic() - started, 1)
+    for result in results:
+        if not result.skipped:
+            result.stats["campaign_seconds"] = whole  # every target's campaign, wall-clock
     return results
