@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 _DIRS = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
 PACKAGE = tuple(sorted({d.split("/")[0] for d in _DIRS.values()}))
 
+
 def _functions(source: str) -> list[Function]:
     """Every function, method and closure once (radon lists a class's methods both in the class and beside it)."""
     found: dict[tuple[str, int], Function] = {}
