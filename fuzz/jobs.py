@@ -20,10 +20,16 @@ from pathlib import Path
 from typing import TextIO
 
 from assigncheck.findings.reproducers import slug
+from assigncheck.fuzz.runner import READY
 
 STATUS = re.compile(r"^#(\d+)\s+\w+\s+cov: (\d+).*?exec/s: (\d+)")
 FINDING = re.compile(r"^FINDING (new|known) (\S+) (.+)$")
 PROMISES = re.compile(r"^PROMISES (.*)$")
+# A job's time starts once it has loaded its target: its imports and kernels take seconds on an idle machine, and
+# over a minute on a busy one whose numba cache is cold. A job not ready by then, or still running GRACE_S after
+# its fuzzing time, is wedged and stopped (libFuzzer stops itself on time).
+START_UP_S = 600.0
+GRACE_S = 60.0
 
 
 @dataclass
@@ -34,6 +40,7 @@ class JobState:
     lines: list[str] = field(default_factory=list)  # the tail, for the error report of a failed job
     artifacts: list[str] = field(default_factory=list)  # libFuzzer's crash-/timeout- inputs
     promises: str | None = None  # what the job's target enforces, as it said itself
+    ready_at: float | None = None  # when it said it had loaded its target (monotonic)
 
 
 @dataclass
@@ -59,6 +66,8 @@ def _read(stream: TextIO, state: JobState, findings: dict[str, str], lock: threa
             m = STATUS.match(line)
             if m:
                 state.execs, state.cov, state.rate = int(m[1]), int(m[2]), int(m[3])
+            if line == READY:
+                state.ready_at = time.monotonic()
             p = PROMISES.match(line)
             if p:
                 state.promises = p[1]
@@ -122,6 +131,14 @@ class _Jobs:
             reader.join()
 
 
+def _deadline(jobs: _Jobs, start: float, seconds: float) -> float:
+    """When the jobs are overdue: GRACE_S after the last one's fuzzing time, counted from when it was ready."""
+    with jobs.lock:
+        ready = [s.ready_at for s in jobs.states]
+    began = max(r for r in ready if r is not None) if None not in ready else start + START_UP_S
+    return began + seconds + GRACE_S
+
+
 def _watch(jobs: _Jobs, target: str, seconds: float, stop_on_finding: bool, status: TextIO) -> None:
     """Until the jobs end: one live status line (rich, on a terminal) or a line every 10 s; stop the jobs at
     the first finding if asked, or when they overrun (libFuzzer stops itself; this guards a wedged job)."""
@@ -129,7 +146,6 @@ def _watch(jobs: _Jobs, target: str, seconds: float, stop_on_finding: bool, stat
     from rich.live import Live
 
     start = time.monotonic()
-    deadline = start + seconds + 60
     console = Console(file=status, highlight=False)
     with Live(console=console, auto_refresh=False, transient=False) if console.is_terminal else nullcontext() as live:
         last = 0.0
@@ -142,7 +158,7 @@ def _watch(jobs: _Jobs, target: str, seconds: float, stop_on_finding: bool, stat
             elif now - last >= 10:
                 status.write(line + "\n")
                 last = now
-            if now > deadline or (stop_on_finding and jobs.findings):
+            if now > _deadline(jobs, start, seconds) or (stop_on_finding and jobs.findings):
                 jobs.stop()
 
 

@@ -30,6 +30,7 @@ DICTIONARY = Path(__file__).with_name("dictionary.txt")
 
 # The regression vectors (a problem every assignor it names must pass), shipped in the package: the seed corpus.
 VECTORS = Path(__file__).with_name("vectors")
+READY = "READY"  # on stderr once the target is loaded: the job's fuzzing time starts (`fuzz.jobs` watches for it)
 
 
 def build_seeds(vectors: Path, seed_dir: Path, kind: str) -> int:
@@ -160,6 +161,7 @@ def atheris_engine(args: argparse.Namespace) -> None:
                                              *_outside_modules(args.target)]):
         job = Job(args.target, args.out, seed=args.seed, budget_s=args.budget, minimize_s=args.minimize_seconds)
     freeze_loaded()
+    print(READY, file=sys.stderr, flush=True)
     libfuzzer = [
         sys.argv[0], f"-max_total_time={int(args.seconds)}", f"-seed={args.seed}", "-use_value_profile=1",
         *([f"-runs={args.runs}"] if args.runs is not None else []),
@@ -199,6 +201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.engine == "random":
         job = Job(args.target, args.out, seed=args.seed, budget_s=args.budget, minimize_s=args.minimize_seconds)
         freeze_loaded()
+        print(READY, file=sys.stderr, flush=True)
         random_engine(job, [args.corpus, *args.seeds_dirs], args.seconds, args.seed, args.max_len, args.runs)
     else:
         atheris_engine(args)

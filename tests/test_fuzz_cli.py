@@ -44,3 +44,16 @@ def test_an_assignor_running_compiled_code_is_fuzzed(tmp_path):
     """numba compiles a function's bytecode, which atheris must not have instrumented: `sticky`'s flow kernels run
     in the fuzz job (a kernel defined in an instrumented module failed to compile, and the job ran nothing)."""
     assert _clean_run("sticky", tmp_path) > 0
+
+
+def test_a_jobs_fuzzing_time_starts_when_it_has_loaded_its_target():
+    """On a busy machine with a cold numba cache a job's imports took over a minute, and the watcher stopped it at
+    `seconds + 60` before it had run one input: its time now starts at its READY line."""
+    from assigncheck.fuzz.jobs import GRACE_S, START_UP_S, JobState, _deadline, _Jobs
+
+    jobs = _Jobs(states=[JobState(), JobState()])
+    assert _deadline(jobs, 100.0, 3.0) == 100.0 + START_UP_S + 3.0 + GRACE_S  # still loading
+    jobs.states[0].ready_at = 170.0
+    assert _deadline(jobs, 100.0, 3.0) == 100.0 + START_UP_S + 3.0 + GRACE_S  # one still loading
+    jobs.states[1].ready_at = 190.0
+    assert _deadline(jobs, 100.0, 3.0) == 190.0 + 3.0 + GRACE_S
