@@ -186,3 +186,13 @@ def test_a_gate_s_reports_and_console_agree_on_its_bugs(tmp_path, capsys, steady
     shown = [line.split("reproducer: ", 1)[1] for line in out.splitlines() if "reproducer: " in line]
     assert shown == [b["reproducer"] for b in doc["bugs"]] and all(Path(p).is_file() for p in shown)
     assert max(map(len, shown)) > 80 and "…" not in out and "deals-kept-claims" in out
+
+
+def test_the_console_says_why_a_stage_was_skipped_and_counts_bugs(tmp_path, capsys):
+    from assigncheck.ci.console import print_summary
+
+    result = _result()
+    print_summary(result, write_all(result, tmp_path))
+    out = capsys.readouterr().out
+    assert "skipped proofs for range: no model" in out.splitlines()
+    assert "bugs: 1 confirmed, 1 unconfirmed, 1 unreachable (3 finding(s))" in out
