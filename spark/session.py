@@ -34,6 +34,7 @@ _LOCAL = re.compile(r"local(\[(\*|[1-9]\d*)(,[1-9]\d*)?\])?|local-cluster\[[1-9]
 _HOST_PORT = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})")
 _FORMS = "local, local[N], local[*], local[N,F], spark://HOST:PORT[,HOST:PORT...], yarn or k8s://URL"
 CONNECT_TIMEOUT_S = 5.0
+_LOGGED: list[Path] = []  # the log file of the JVM this process started, if it started one with a log
 # Quiet from the first line: without a configuration file Spark prints its default profile and WARN lines
 # before `setLogLevel` can run. The shell's logger at the root's level: else Spark, which counts a PySpark driver
 # as a shell, prints "Setting default log level to WARN" to stderr itself.
@@ -132,7 +133,8 @@ def get_session(master: str | None = None, app_name: str = "assigncheck", log: s
     """The active SparkSession (created once per process; later calls return the same session).
 
     `master=None` means spark-submit's master when run under spark-submit, else `local[*]`. `log`: where the
-    JVM's output goes, when this call starts it (Spark's log at WARN there; at ERROR on stderr without one)."""
+    JVM's output goes, when this call starts it (Spark's log at WARN there; a JVM started without one, or by
+    spark-submit, writes to stderr and logs errors only)."""
     if master is None and not under_spark_submit():
         master = DEFAULT_MASTER
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -145,7 +147,8 @@ def get_session(master: str | None = None, app_name: str = "assigncheck", log: s
     from pyspark import SparkConf, SparkContext
     from pyspark.sql import SparkSession
 
-    level = "warn" if log is not None else "error"
+    starting = log is not None and SparkContext._gateway is None and not under_spark_submit()  # no JVM yet
+    level = "warn" if starting or _LOGGED else "error"  # WARN only into a log file, never onto stderr
     conf = SparkConf().setAppName(app_name).setAll([
         ("spark.ui.enabled", "false"),
         ("spark.ui.showConsoleProgress", "false"),
@@ -160,8 +163,9 @@ def get_session(master: str | None = None, app_name: str = "assigncheck", log: s
         conf.set("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={_log_config(level)}")
     if local:
         conf.set("spark.driver.host", "127.0.0.1").set("spark.driver.bindAddress", "127.0.0.1")
-    if log is not None and SparkContext._gateway is None and not under_spark_submit():  # no JVM yet: start it
-        _start_jvm(conf, Path(log))
+    if starting:
+        _start_jvm(conf, Path(str(log)))
+        _LOGGED.append(Path(str(log)))
     session = SparkSession.builder.config(conf=conf).getOrCreate()
     session.sparkContext.setLogLevel(level.upper())
     return session
