@@ -11,7 +11,7 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 from assigncheck.ci.plots import plots
-from assigncheck.ci.results import STATUSES, Finding, GateResult, StageResult, bounded_result
+from assigncheck.ci.results import STATUSES, Bug, Finding, GateResult, StageResult, bounded_result
 from assigncheck.formats.bounded import bounded
 from assigncheck.formats.documents import write_atomic
 
@@ -34,45 +34,102 @@ def _finding_text(f: Finding) -> str:
     return f"{f.invariant}: {f.message}{where}{seed}{why}"
 
 
+def _bug_text(bug: Bug) -> str:
+    """A bug as one report entry: its shown finding, the stages that found it, its consequences."""
+    lines = [_finding_text(bug.shown), f"found by: {', '.join(bug.stages)}"]
+    lines += [f"and on the same partitions: {c.shown.invariant} ({', '.join(c.stages)}): {c.shown.message}"
+              + (f" (reproducer: {c.shown.reproducer})" if c.shown.reproducer else "") for c in bug.consequences]
+    return "\n".join(lines)
+
+
 def _promises(text: str | None) -> str:
     return "unknown" if text is None else (text or "H1-H8 only")
 
 
+def _reported(result: GateResult) -> tuple[dict[int, Bug], dict[int, str]]:
+    """Where each confirmed finding is reported in JUnit: the shown finding of a confirmed bug fails its own case
+    (by id), every other one (the same bug found by another stage, or a consequence) points there."""
+    shown: dict[int, Bug] = {}
+    elsewhere: dict[int, str] = {}
+    for bug in result.bugs:
+        if bug.status != "confirmed":
+            continue
+        f = bug.shown
+        shown[id(f)] = bug
+        where = f"{f.target}.{f.stage} / {f.invariant}"
+        for g in bug.findings:
+            if g is not f:
+                elsewhere[id(g)] = f"the same bug, reported once: see {where}"
+        for c in bug.consequences:
+            for g in c.findings:
+                elsewhere[id(g)] = f"follows from the bug reported at {where} (the same partitions)"
+    return shown, elsewhere
+
+
+def _stage_cases(stage: StageResult) -> list[tuple[str, Finding | None]]:
+    """(case name, confirmed finding or None) per checked invariant and per confirmed finding: a case per bug,
+    named by its signature where one stage found several bugs of one invariant."""
+    found: dict[str, list[Finding]] = {}
+    for f in stage.failing():
+        found.setdefault(f.invariant, []).append(f)
+    cases: list[tuple[str, Finding | None]] = []
+    for invariant in [*stage.checked, *sorted(set(found) - set(stage.checked))]:
+        mine = found.get(invariant, [])
+        cases += [(invariant if len(mine) == 1 else f.signature or f"{invariant} #{k + 1}", f)
+                  for k, f in enumerate(mine)] or [(invariant, None)]
+    return cases
+
+
 def junit_xml(result: GateResult) -> str:
+    """A suite per stage × target, a case per checked invariant: one failure per confirmed bug, at its shown
+    finding; where another stage found it again, or found a consequence, that case is skipped and says where."""
     result = bounded_result(result)  # target text, cut (a cut text is not cut again)
+    shown, elsewhere = _reported(result)
     suites = ET.Element("testsuites", name="assigncheck gate", time=f"{result.seconds:.2f}")
     for stage in result.stages:
-        cases = stage.cases()
-        suite = ET.SubElement(
-            suites, "testsuite", name=f"{stage.stage}.{stage.target}", tests=str(max(1, len(cases))),
-            failures=str(sum(1 for _, f in cases if f)), errors="1" if stage.error else "0",
-            time=f"{stage.seconds:.2f}",
-        )
-        props = ET.SubElement(suite, "properties")
-        ET.SubElement(props, "property", name="promises", value=_promises(stage.promises))
-        if stage.work is not None:
-            ET.SubElement(props, "property", name="work", value=str(stage.work))
-        for key, value in _scalar_stats(stage):  # what the stage measured (the scale stage's times and growth)
-            ET.SubElement(props, "property", name=key, value=value)
-        per_case = stage.seconds / max(1, len(cases))
-        for invariant, finding in cases:
-            case = ET.SubElement(suite, "testcase", classname=f"{stage.target}.{stage.stage}", name=invariant,
-                                 time=f"{per_case:.2f}")
-            if finding:
-                failure = ET.SubElement(case, "failure", message=finding.message[:500], type=invariant)
-                failure.text = _finding_text(finding)
-        if stage.error:
-            case = ET.SubElement(suite, "testcase", classname=f"{stage.target}.{stage.stage}", name="stage")
-            ET.SubElement(case, "error", message=stage.error[:500]).text = stage.error
-        if stage.skipped:
-            case = ET.SubElement(suite, "testcase", classname=f"{stage.target}.{stage.stage}", name="stage")
-            ET.SubElement(case, "skipped", message=str(stage.stats["skipped"]))
-        apart = [f for f in stage.findings if not f.fails]
-        if apart or stage.notes:  # listed, not failing: unconfirmed and unreachable findings, warnings
-            ET.SubElement(suite, "system-out").text = "\n".join(
-                [*(_finding_text(f) for f in apart), *(f"note: {n}" for n in stage.notes)])
+        _junit_suite(suites, stage, shown, elsewhere)
     ET.indent(suites)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+
+
+def _junit_cases(suite: ET.Element, classname: str, cases: list[tuple[str, Finding | None]], per_case: float,
+                 shown: dict[int, Bug], elsewhere: dict[int, str]) -> None:
+    for name, finding in cases:
+        case = ET.SubElement(suite, "testcase", classname=classname, name=name, time=f"{per_case:.2f}")
+        if finding is not None and id(finding) in shown:
+            failure = ET.SubElement(case, "failure", message=finding.message[:500], type=finding.invariant)
+            failure.text = _bug_text(shown[id(finding)])
+        elif finding is not None:
+            ET.SubElement(case, "skipped", message=elsewhere[id(finding)]).text = _finding_text(finding)
+
+
+def _junit_suite(suites: ET.Element, stage: StageResult, shown: dict[int, Bug], elsewhere: dict[int, str]) -> None:
+    cases = _stage_cases(stage)
+    failures = sum(1 for _, f in cases if f is not None and id(f) in shown)
+    suite = ET.SubElement(
+        suites, "testsuite", name=f"{stage.stage}.{stage.target}", tests=str(max(1, len(cases))),
+        failures=str(failures), errors="1" if stage.error else "0",
+        skipped=str(sum(1 for _, f in cases if f is not None and id(f) not in shown) + stage.skipped),
+        time=f"{stage.seconds:.2f}",
+    )
+    props = ET.SubElement(suite, "properties")
+    ET.SubElement(props, "property", name="promises", value=_promises(stage.promises))
+    if stage.work is not None:
+        ET.SubElement(props, "property", name="work", value=str(stage.work))
+    for key, value in _scalar_stats(stage):  # what the stage measured (the scale stage's times and growth)
+        ET.SubElement(props, "property", name=key, value=value)
+    classname = f"{stage.target}.{stage.stage}"
+    _junit_cases(suite, classname, cases, stage.seconds / max(1, len(cases)), shown, elsewhere)
+    if stage.error:
+        case = ET.SubElement(suite, "testcase", classname=classname, name="stage")
+        ET.SubElement(case, "error", message=stage.error[:500]).text = stage.error
+    if stage.skipped:
+        case = ET.SubElement(suite, "testcase", classname=classname, name="stage")
+        ET.SubElement(case, "skipped", message=str(stage.stats["skipped"]))
+    apart = [f for f in stage.findings if not f.fails]
+    if apart or stage.notes:  # listed, not failing: unconfirmed and unreachable findings, warnings
+        ET.SubElement(suite, "system-out").text = "\n".join(
+            [*(_finding_text(f) for f in apart), *(f"note: {n}" for n in stage.notes)])
 
 
 def _scalar_stats(stage: StageResult) -> list[tuple[str, str]]:
@@ -103,44 +160,64 @@ def _md(text: str, limit: int = 200) -> str:
     return bounded(text, limit).replace("|", "\\|").replace("\n", " ")
 
 
-def _md_cell(rs: Sequence[StageResult]) -> str:
-    return " ".join("skipped" if r.skipped else f"{_status(r.ok)} {len(r.failing()) or ''}".strip()
-                    + (f" ({r.work})" if r.work else "") for r in rs) or "–"
+def _md_cell(result: GateResult, rs: Sequence[StageResult]) -> str:
+    """Pass or fail, and the confirmed bugs the stage found."""
+    def one(r: StageResult) -> str:
+        failing = sum(1 for b in result.bugs_of(r) if b.status == "confirmed")
+        return f"{_status(r.ok)} {failing or ''}".strip() + (f" ({r.work})" if r.work else "")
+
+    return " ".join("skipped" if r.skipped else one(r) for r in rs) or "–"
 
 
 def _md_stage_table(result: GateResult) -> list[str]:
     stages = sorted({s.stage for s in result.stages}, key=[s.stage for s in result.stages].index)
     lines = ["| target | " + " | ".join(stages) + " |", "|---|" + "---|" * len(stages)]
     for target in (*result.targets, "all"):
-        cells = [_md_cell([s for s in result.stages if s.target == target and s.stage == stage]) for stage in stages]
+        cells = [_md_cell(result, [s for s in result.stages if s.target == target and s.stage == stage])
+                 for stage in stages]
         if any(c != "–" for c in cells):
             lines.append(f"| `{target}` | " + " | ".join(cells) + " |")
     return lines
 
 
+def _md_bugs(result: GateResult) -> list[str]:
+    """A table per status, a row per bug: the stages that found it, its reproducer, its consequences."""
+    lines = []
+    for status in STATUSES:
+        found = [b for b in result.bugs if b.status == status]
+        if not found:
+            continue
+        lines += ["", f"### Bugs: {status} ({STATUSES[status]})", "",
+                  "| target | invariant | found by | message | reproducer | and on the same partitions | why |",
+                  "|---|---|---|---|---|---|---|"]
+        for b in found:
+            f = b.shown
+            also = "<br>".join(f"{c.shown.invariant} ({', '.join(c.stages)}): {_md(c.shown.message, 160)}"
+                               for c in b.consequences)
+            lines.append(f"| `{f.target}` | {f.invariant} | {', '.join(b.stages)} | {_md(f.message)} | "
+                         f"{f.reproducer or ''} | {also} | {_md(f.why, 160)} |")
+    return lines
+
+
 def markdown(result: GateResult) -> str:
     result = bounded_result(result)  # target text, cut (a cut text is not cut again)
-    counts = ", ".join(f"{len(result.by_status(s))} {s}" for s in STATUSES)
     lines = [
         f"## assigncheck gate ({result.profile}): {'passed' if result.exit_code == 0 else 'FAILED'}",
         "",
-        f"{len(result.targets)} target(s), findings: {counts}; {result.seconds:.0f} s"
+        f"{len(result.targets)} target(s), {result.counts_text()}; {result.seconds:.0f} s"
         + (f" (load average {result.load:.1f} at the start)." if result.load is not None else "."),
         "",
         *_md_stage_table(result),
     ]
     lines += ["", "Promises enforced per stage: " + "; ".join(
         f"{s.stage}/`{s.target}`: {_promises(s.promises)}" for s in result.stages if not s.skipped)]
+    skipped = result.skipped()
+    if skipped:
+        lines += ["", "### Skipped", ""] + [
+            f"- {stage} for {', '.join(f'`{t}`' for t in targets) if targets else 'every target'}: {_md(why)}"
+            for stage, why, targets in skipped]
     lines += _md_scale(result)
-    for status in STATUSES:
-        found = result.by_status(status)
-        if not found:
-            continue
-        lines += ["", f"### Findings: {status} ({STATUSES[status]})", "",
-                  "| target | stage | invariant | message | reproducer | why |", "|---|---|---|---|---|---|"]
-        for f in found:
-            lines.append(f"| `{f.target}` | {f.stage} | {f.invariant} | {_md(f.message)} | {f.reproducer or ''} | "
-                         f"{_md(f.why, 160)} |")
+    lines += _md_bugs(result)
     errors = [s for s in result.stages if s.error]
     if errors:
         lines += ["", "### Stage errors", ""] + [f"- {s.stage} / `{s.target}`: {s.error}" for s in errors]
@@ -169,6 +246,21 @@ def _cell(*lines: str) -> str:
     return "<td class='long'>" + "<br>".join(map(_breakable, lines)) + "</td>"
 
 
+def _html_bugs(result: GateResult) -> str:
+    """The bugs table's rows: a row per bug, its consequences in it."""
+    esc = html.escape
+
+    def row(b: Bug) -> str:
+        f = b.shown
+        also = [f"{c.shown.invariant} ({', '.join(c.stages)}): {c.shown.message}" for c in b.consequences]
+        return (f"<tr class='{f.status}'><td>{esc(f.status)}</td>{_cell(f.target)}<td>{esc(f.invariant)}</td>"
+                f"<td>{esc(', '.join(b.stages))}</td>{_cell(f.message)}{_cell(f.reproducer or '')}"
+                f"{_cell(*also)}{_cell(f.why)}</tr>")
+
+    found = sorted(result.bugs, key=lambda b: list(STATUSES).index(b.status))
+    return "".join(map(row, found)) or "<tr><td colspan='8'>none</td></tr>"
+
+
 def html_page(result: GateResult) -> str:
     """The page, with plots of the stages' per-instance rows (the campaign's sizes, times and quality)."""
     result = bounded_result(result)  # target text, cut (a cut text is not cut again)
@@ -176,18 +268,14 @@ def html_page(result: GateResult) -> str:
     table_rows = "".join(
         f"<tr class='{'ok' if s.ok else 'bad'}'>{_cell(s.target)}<td>{esc(s.stage)}</td>"
         f"<td>{'skipped' if s.skipped else 'pass' if s.ok else 'ERROR' if s.error else 'FAIL'}</td>"
-        f"<td>{len(s.failing())}</td>"
+        f"<td>{sum(1 for b in result.bugs_of(s) if b.status == 'confirmed')}</td>"
         f"<td>{esc(str(s.work) if s.work else '')}</td>"
         f"{_cell(_promises(s.promises))}"
         f"<td>{s.seconds:.1f}</td>"
         f"{_cell(s.error) if s.error else _cell(*(f'{k}={v}' for k, v in _scalar_stats(s)))}</tr>"
         for s in result.stages
     )
-    findings = "".join(
-        f"<tr class='{f.status}'><td>{esc(f.status)}</td>{_cell(f.target)}<td>{esc(f.stage)}</td>"
-        f"<td>{esc(f.invariant)}</td>{_cell(f.message)}{_cell(f.reproducer or '')}{_cell(f.why)}</tr>"
-        for status in STATUSES for f in result.by_status(status)
-    ) or "<tr><td colspan='7'>none</td></tr>"
+    findings = _html_bugs(result)
     notes = "".join(f"<li>{esc(w)}</li>" for w in result.warnings) or "<li>none</li>"
     figures = "".join(plot.html() for plot in plots(result)) or (
         "<p>No plots: they need matplotlib (pip install 'assigncheck[plots]').</p>")
@@ -206,16 +294,15 @@ figure {{ display: inline-block; vertical-align: top; max-width: 100%; margin: 1
 figcaption {{ margin-bottom: 0.5em; }} img {{ max-width: 100%; height: auto; }}
 </style></head><body>
 <h1 id="verdict">assigncheck gate ({esc(result.profile)}): {verdict}</h1>
-<p>{len(result.targets)} target(s), {len(result.by_status("confirmed"))} confirmed finding(s)
-({len(result.by_status("unconfirmed"))} unconfirmed, {len(result.by_status("unreachable"))} unreachable: listed,
+<p id="counts">{len(result.targets)} target(s), {esc(result.counts_text())} (unconfirmed and unreachable: listed,
 not failing), {result.seconds:.0f} s.</p>
 <h2>Stages</h2>
-<table id="stages"><tr><th>target</th><th>stage</th><th>result</th><th>findings</th><th>work done</th>
+<table id="stages"><tr><th>target</th><th>stage</th><th>result</th><th>bugs</th><th>work done</th>
 <th>promises enforced</th><th>s</th><th>stats</th></tr>
 {table_rows}</table>
-<h2>Findings</h2>
-<table id="findings"><tr><th>status</th><th>target</th><th>stage</th><th>invariant</th><th>message</th>
-<th>reproducer</th><th>why</th></tr>
+<h2>Bugs</h2>
+<table id="findings"><tr><th>status</th><th>target</th><th>invariant</th><th>found by</th><th>message</th>
+<th>reproducer</th><th>and on the same partitions</th><th>why</th></tr>
 {findings}</table>
 <h2>Notes</h2>
 <ul id="notes">{notes}</ul>

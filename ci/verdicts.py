@@ -25,10 +25,10 @@ from typing import Any
 from assigncheck.ci.context import Context, stop_if_interrupted
 from assigncheck.ci.results import Finding
 from assigncheck.findings.reproducers import Judge, Reproducers
-from assigncheck.findings.signature import raw_key, telling, unreachable
+from assigncheck.findings.signature import raw_key, signature, telling, unreachable
 from assigncheck.formats.documents import load_problem
-from assigncheck.formats.reproducer import record_of
-from assigncheck.spec.model import AnyProblem
+from assigncheck.formats.reproducer import Record, record_of
+from assigncheck.spec.model import AnyProblem, Problem
 from assigncheck.spec.promises import Assignor
 from assigncheck.spec.violations import Violation
 
@@ -196,6 +196,28 @@ def reproduces(target: Assignor, problem: AnyProblem, invariant: str | None, see
     return violations, [v for v in violations if wanted in (None, v.invariant)], attempt
 
 
+def size(problem: AnyProblem) -> int:
+    """Members + partitions (Streams: clients + tasks): which of a bug's reproducers is the smallest."""
+    if isinstance(problem, Problem):
+        return len(problem.members) + sum(problem.topics.values())
+    return len(problem.clients) + sum(problem.subtopologies.values())
+
+
+def also(problem: AnyProblem, violations: Sequence[Violation], matching: Sequence[Violation]
+         ) -> tuple[tuple[str, str], ...]:
+    """(invariant, signature) of each other violation the replay saw on the partitions the finding's own
+    violation names: what `results.bugs` lists as consequences of one bug."""
+    mine = {p for v in matching for p in v.partitions}
+    return tuple(dict.fromkeys((v.invariant, signature(v, problem)) for v in violations
+                               if v not in matching and mine.intersection(v.partitions)))
+
+
+def _violation(doc: dict[str, Any]) -> Violation:
+    """A violation as `assigncheck replay --json` printed it."""
+    return Violation(doc["invariant"], doc["message"], tuple(doc.get("members", ())),
+                     tuple((t, i) for t, i in doc.get("partitions", ())), doc.get("cause", ""))
+
+
 def confirm(findings: Sequence[Finding], target_of: Callable[[Finding], Assignor | None], ctx: Context,
             timeout_s: float) -> list[Finding]:
     """Each finding with its status: unreachable (its problem), confirmed (replayed in a fresh process) or
@@ -205,12 +227,15 @@ def confirm(findings: Sequence[Finding], target_of: Callable[[Finding], Assignor
     def one(f: Finding) -> Finding:
         if f.reproducer is None:
             return f  # a finding about a declaration (promises), not about a problem: stays as the stage set it
-        target = target_of(f)
         try:
             problem = load_problem(f.reproducer)
             record = record_of(json.loads(Path(f.reproducer).read_text(encoding="utf-8")))
         except Exception as e:  # noqa: BLE001 - an unreadable file cannot be confirmed
             return replace(f, status="unconfirmed", why=f"its reproducer cannot be read: {e}")
+        return judged(replace(f, size=size(problem)), f.reproducer, problem, record)
+
+    def judged(f: Finding, path: str, problem: AnyProblem, record: Record | None) -> Finding:
+        target = target_of(f)
         why = unreachable(problem, target.promises if target is not None else None)
         if why:
             return replace(f, status="unreachable", why="; ".join(why))
@@ -220,15 +245,19 @@ def confirm(findings: Sequence[Finding], target_of: Callable[[Finding], Assignor
             if "scale" in record.extra:  # a timing finding: timed again (run.scale)
                 from assigncheck.run.scale import retime
 
-                matching = retime(target, problem, record.extra["scale"], budget, record.hang_s)[0]
+                violations = matching = retime(target, problem, record.extra["scale"], budget, record.hang_s)[0]
             else:
-                _, matching, _ = reproduces(target, problem, record.invariant, record.seed, budget, record.hang_s)
+                violations, matching, _ = reproduces(target, problem, record.invariant, record.seed, budget,
+                                                     record.hang_s)
             where = "replayed from the file in the gate's process (the target cannot be loaded by another)"
             return replace(f, status="confirmed" if matching else "unconfirmed",
-                           why="" if matching else f"{where}: no longer reproduces")
-        code, answer, err = replay_in_fresh_process(f.reproducer, timeout_s)
+                           why="" if matching else f"{where}: no longer reproduces",
+                           also=also(problem, violations, matching))
+        code, answer, err = replay_in_fresh_process(path, timeout_s)
         if code == 1:
-            return replace(f, status="confirmed", why="")
+            seen = [(_violation(v), bool(v.get("matches"))) for v in (answer or {}).get("violations", ())]
+            return replace(f, status="confirmed", why="",
+                           also=also(problem, [v for v, _ in seen], [v for v, m in seen if m]))
         said = (answer or {}).get("summary") or err or f"exit code {code}"
         return replace(f, status="unconfirmed", why=f"replay from the file alone: {said}")
 

@@ -36,6 +36,7 @@ from assigncheck.spec.errors import InputError
 
 MANIFEST = "campaign.json"
 SUMMARY = "summary.json"
+SPARK_LOG = "spark.log"  # the JVM's own output: its start-up lines, Spark's log, the Python workers' stderr
 PLAIN_THRESHOLD = 2000  # rows below which `auto` skips Spark: a JVM start costs more than the checks
 _FLAGS = {"targets": "--target", "profile": "--profile", "seed": "--seed", "instances": "--instances",
           "shards": "--shards"}
@@ -71,12 +72,12 @@ def _warm(_: Any) -> int:
     return len(pa.array([0]))
 
 
-def _start_spark(master: str | None) -> Any:
+def _start_spark(master: str | None, log: Path) -> Any:
     """The session, with its executors registered and one warm Python worker per core: the fixed cost of a
-    campaign (seconds on a busy one-machine cluster), kept out of its rate."""
+    campaign (seconds on a busy one-machine cluster), kept out of its rate. Spark's own output goes to `log`."""
     from assigncheck.spark.session import get_session
 
-    session = get_session(master)
+    session = get_session(master, log=log)
     sc = session.sparkContext
     slots = max(1, sc.defaultParallelism)
     sc.parallelize(range(slots), slots).map(_warm).count()
@@ -180,7 +181,7 @@ def _run(spec: CampaignSpec, root: Path, todo: list[int], executor: str, master:
     session, startup_seconds = None, 0.0
     if todo and executor == "spark":
         t0 = time.perf_counter()
-        session = _start_spark(master)
+        session = _start_spark(master, root / SPARK_LOG)
         startup_seconds = time.perf_counter() - t0
     t0 = time.perf_counter()
     if not todo:

@@ -191,12 +191,13 @@ def _collect(task: FuzzTask, reproducers: Path) -> list[dict[str, Any]]:
     return found
 
 
-def _execute(tasks: list[FuzzTask], executor: str, master: str | None) -> list[dict[str, Any]]:
+def _execute(tasks: list[FuzzTask], executor: str, master: str | None, log: Path) -> list[dict[str, Any]]:
     if executor == "plain":
         return [run_task(t) for t in tasks]
     from assigncheck.spark.session import get_session
 
-    sc = get_session(master).sparkContext  # the first round that runs starts Spark, a finished campaign never
+    # the first round that runs starts Spark (its own output into the campaign's log), a finished campaign never
+    sc = get_session(master, log=log).sparkContext
     return sc.parallelize(tasks, numSlices=len(tasks)).map(run_task).collect()
 
 
@@ -221,7 +222,7 @@ def run_fuzz_campaign(campaign: FuzzCampaign, out: str | Path, *, executor: str 
         if marker.exists():
             continue
         tasks = plan_round(campaign, root, round_)
-        results = _execute(tasks, executor, master)
+        results = _execute(tasks, executor, master, root / "spark.log")
         by_key = {(r["target"], r["index"]): r for r in results}
         for task in tasks:
             result = by_key[(task.target, task.index)]

@@ -6,6 +6,10 @@ which lacks assigncheck. For a cluster pass `--master spark://host:7077`, or run
 `--master` then wins); the workers need assigncheck installed in the interpreter `PYSPARK_PYTHON` names, and
 campaign output must be on a path every worker sees (see the README). A standalone master on this machine's
 loopback address (`spark://127.0.0.1:P`) gets a driver on 127.0.0.1 too, as local mode does.
+
+Spark's own output (the JVM's start-up lines, its log, the Python workers' stderr) is not the caller's: given a
+`log` file, the JVM this process starts writes there and nowhere else (the gate's stdout and stderr stay its own);
+without one it inherits stderr and logs errors only.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from typing import TYPE_CHECKING
 from assigncheck.spec.errors import InputError
 
 if TYPE_CHECKING:  # pyspark is imported only when a session is really needed
+    from pyspark import SparkConf
     from pyspark.sql import SparkSession
 
 DEFAULT_MASTER = "local[*]"
@@ -29,16 +34,20 @@ _LOCAL = re.compile(r"local(\[(\*|[1-9]\d*)(,[1-9]\d*)?\])?|local-cluster\[[1-9]
 _HOST_PORT = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})")
 _FORMS = "local, local[N], local[*], local[N,F], spark://HOST:PORT[,HOST:PORT...], yarn or k8s://URL"
 CONNECT_TIMEOUT_S = 5.0
+_LOGGED: list[Path] = []  # the log file of the JVM this process started, if it started one with a log
 # Quiet from the first line: without a configuration file Spark prints its default profile and WARN lines
-# before `setLogLevel` can run.
+# before `setLogLevel` can run. The shell's logger at the root's level: else Spark, which counts a PySpark driver
+# as a shell, prints "Setting default log level to WARN" to stderr itself.
 _LOG4J2 = """status = error
 appender.console.type = Console
 appender.console.name = console
 appender.console.target = SYSTEM_ERR
 appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
-rootLogger.level = error
+rootLogger.level = LEVEL
 rootLogger.appenderRef.stdout.ref = console
+logger.repl.name = org.apache.spark.repl.Main
+logger.repl.level = LEVEL
 """
 
 
@@ -95,19 +104,37 @@ def under_spark_submit() -> bool:
     return "PYSPARK_GATEWAY_PORT" in os.environ
 
 
-def _log_config() -> str:
-    path = Path(tempfile.gettempdir()) / f"assigncheck-log4j2-{os.getuid()}.properties"
-    if not path.exists() or path.read_text() != _LOG4J2:
+def _log_config(level: str) -> str:
+    text = _LOG4J2.replace("LEVEL", level)
+    path = Path(tempfile.gettempdir()) / f"assigncheck-log4j2-{level}-{os.getuid()}.properties"
+    if not path.exists() or path.read_text() != text:
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(_LOG4J2)
+        tmp.write_text(text)
         os.replace(tmp, path)
     return f"file:{path}"
 
 
-def get_session(master: str | None = None, app_name: str = "assigncheck") -> SparkSession:
+def _start_jvm(conf: SparkConf, log: Path) -> None:
+    """Start Spark's JVM with its stdout and stderr on `log` (appended), and the SparkContext on it."""
+    from pyspark import SparkContext
+    from pyspark.java_gateway import launch_gateway
+
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "ab") as out:  # the JVM holds its own copy of the descriptor
+        try:
+            gateway = launch_gateway(conf, popen_kwargs={"stdout": out, "stderr": out})
+        except Exception as e:  # noqa: BLE001 - why is in the log, which the message names
+            raise RuntimeError(f"Spark did not start ({e}): see {log}") from e
+    SparkContext(conf=conf, gateway=gateway)
+
+
+def get_session(master: str | None = None, app_name: str = "assigncheck", log: str | Path | None = None
+                ) -> SparkSession:
     """The active SparkSession (created once per process; later calls return the same session).
 
-    `master=None` means spark-submit's master when run under spark-submit, else `local[*]`."""
+    `master=None` means spark-submit's master when run under spark-submit, else `local[*]`. `log`: where the
+    JVM's output goes, when this call starts it (Spark's log at WARN there; a JVM started without one, or by
+    spark-submit, writes to stderr and logs errors only)."""
     if master is None and not under_spark_submit():
         master = DEFAULT_MASTER
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -117,23 +144,28 @@ def get_session(master: str | None = None, app_name: str = "assigncheck") -> Spa
     if local:
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    from pyspark import SparkConf, SparkContext
     from pyspark.sql import SparkSession
 
-    builder = (
-        SparkSession.builder.appName(app_name)
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.session.timeZone", "UTC")
+    starting = log is not None and SparkContext._gateway is None and not under_spark_submit()  # no JVM yet
+    level = "warn" if starting or _LOGGED else "error"  # WARN only into a log file, never onto stderr
+    conf = SparkConf().setAppName(app_name).setAll([
+        ("spark.ui.enabled", "false"),
+        ("spark.ui.showConsoleProgress", "false"),
+        ("spark.sql.session.timeZone", "UTC"),
         # A campaign task is one shard; a fresh Python worker per task would import the checker again each
         # time (on a busy 2-core standalone cluster, 16 shards ran at 171 rows/s without reuse, 298 with).
-        .config("spark.python.worker.reuse", "true")
-    )
+        ("spark.python.worker.reuse", "true"),
+    ])
     if master is not None:
-        builder = builder.master(master)
+        conf.setMaster(master)
     if not under_spark_submit():  # a JVM this process launches: quiet from its first line
-        builder = builder.config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={_log_config()}")
+        conf.set("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={_log_config(level)}")
     if local:
-        builder = builder.config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
-    session = builder.getOrCreate()
-    session.sparkContext.setLogLevel("ERROR")
+        conf.set("spark.driver.host", "127.0.0.1").set("spark.driver.bindAddress", "127.0.0.1")
+    if starting:
+        _start_jvm(conf, Path(str(log)))
+        _LOGGED.append(Path(str(log)))
+    session = SparkSession.builder.config(conf=conf).getOrCreate()
+    session.sparkContext.setLogLevel(level.upper())
     return session

@@ -1,10 +1,12 @@
 """The gate's reports: JUnit XML, JSON, Markdown (the HTML page: tests/test_report_page.py)."""
 
 import json
+from pathlib import Path
 from xml.etree import ElementTree as ET
 
+from assigncheck.ci.cli import main
 from assigncheck.ci.reports import write_all
-from assigncheck.ci.results import Finding, GateResult, StageResult, Work
+from assigncheck.ci.results import Finding, GateResult, StageResult, Work, bugs
 
 
 def _result():
@@ -60,7 +62,7 @@ def test_json_and_markdown(tmp_path):
     md = files["markdown"].read_text()
     assert "FAILED" in md and "| `broken` | ❌ 1 | ❌ | – |" in md and "libFuzzer not found" in md
     assert "| `range` | ✅ (150/600 examples) | – | skipped |" in md
-    assert "### Findings: unconfirmed" in md and "### Findings: unreachable" in md
+    assert "### Bugs: unconfirmed" in md and "### Bugs: unreachable" in md
     assert "properties/`range`: balance=per-topic,exact=range" in md and "properties/`broken`: H1-H8 only" in md
     result.stages = result.stages[:1]
     result.targets = ("range",)
@@ -76,3 +78,101 @@ def test_the_campaign_stage_marks_streams_targets_skipped(tmp_path):
 
     results = campaign.run([get("streams-sticky")], Context(PROFILES["quick"], tmp_path))
     assert [(r.stage, r.target, r.skipped) for r in results] == [("campaign", "streams-sticky", True)]
+
+
+def _found(stage, invariant, sig, size, status="confirmed", also=(), target="t"):
+    return Finding(stage, target, invariant, f"{invariant} broke", f"r/{stage}-{sig}.json", 0, signature=sig,
+                   status=status, size=size, also=also)
+
+
+FOUND = [
+    _found("properties", "H3", "H3|a", 5),
+    _found("proofs", "H3", "H3|a", 3),
+    _found("fuzz", "H3", "H3|a", 3),  # as small as proofs': the earlier stage's is shown
+    _found("properties", "H4", "H4|a", 4, also=(("H3", "H3|a"),)),  # the H4 on the H3's partitions
+    _found("campaign", "H5", "H5|b", 4, also=(("H4", "H4|a"),)),  # follows from the H4: the H3's, in the end
+    _found("campaign", "H4", "H4|d", 9, also=(("H3", "H3|unseen"),)),  # an H3 of no bug's signature: the first H3's
+    _found("properties", "H3", "H3|c", 2, status="unconfirmed"),
+    _found("fuzz", "H4", "H4|c", 2, also=(("H3", "H3|c"),)),  # confirmed: never under an unconfirmed bug
+    _found("properties", "H3", "H3|a", 1, target="u"),  # another target, another bug
+]
+
+
+def test_findings_are_grouped_by_bug_with_their_consequences():
+    found = bugs(FOUND)
+    assert [(b.shown.target, b.shown.signature, b.status) for b in found] == [
+        ("t", "H3|a", "confirmed"), ("t", "H3|c", "unconfirmed"), ("t", "H4|c", "confirmed"),
+        ("u", "H3|a", "confirmed")]
+    first = found[0]
+    assert first.shown is FOUND[1] and first.stages == ("properties", "proofs", "fuzz")
+    assert [c.shown.signature for c in first.consequences] == ["H4|a", "H5|b", "H4|d"]
+    assert all(not c.consequences for c in first.consequences)  # flattened under the root
+    assert found[1].consequences == ()
+    # every confirmed finding is under a confirmed bug: the counts and the exit code say the same
+    assert {id(f) for b in found if b.status == "confirmed" for f in b.every()} == {
+        id(f) for f in FOUND if f.status == "confirmed"}
+
+
+def _reports_counts(files, console=""):
+    """The confirmed bug count each report gives (JUnit: its failures)."""
+    root = ET.parse(files["junit"]).getroot()
+    doc = json.loads(files["json"].read_text())
+    md = files["markdown"].read_text()
+    page = files["html"].read_text()
+    said = f"bugs: {doc['counts']['confirmed']} confirmed, {doc['counts']['unconfirmed']} unconfirmed, "
+    assert said in md and said in page and (not console or said in console)
+    assert sum(1 for b in doc["bugs"] if b["status"] == "confirmed") == doc["counts"]["confirmed"]
+    assert md.count("\n| `") - md.count("| `t` |") - md.count("| `u` |") >= 0
+    return len(root.findall(".//failure")), doc["counts"]["confirmed"]
+
+
+def test_every_report_counts_bugs(tmp_path):
+    by_stage = {}
+    for f in FOUND:
+        by_stage.setdefault((f.stage, f.target), []).append(f)
+    stages = [StageResult(stage, target, 1.0, checked=("H1", "H3", "H4", "H5"), findings=fs)
+              for (stage, target), fs in by_stage.items()]
+    files = write_all(GateResult("quick", ("t", "u"), stages), tmp_path)
+    assert _reports_counts(files) == (3, 3)
+    root = ET.parse(files["junit"]).getroot()
+    skipped = {(c.get("classname"), c.get("name")): c.find("skipped").get("message")
+               for c in root.findall(".//testcase") if c.find("skipped") is not None}
+    assert skipped[("t.properties", "H3")] == "the same bug, reported once: see t.proofs / H3"
+    assert skipped[("t.campaign", "H5")].startswith("follows from the bug reported at t.proofs / H3")
+    failing = root.find(".//testcase[@classname='t.proofs'][@name='H3']/failure").text
+    assert "found by: properties, proofs, fuzz" in failing and "and on the same partitions: H4" in failing
+    md = files["markdown"].read_text()
+    assert "| `t` | H3 | properties, proofs, fuzz | H3 broke | r/proofs-H3|a.json |" in md.replace("\\|", "|")
+
+
+def test_a_gate_s_reports_and_console_agree_on_its_bugs(tmp_path, capsys, steady):
+    """A small buggy target through two stages: the bug both stages found is one bug, the H4 that its H3 causes
+    on the same partition is listed under it, and JUnit, JSON, Markdown, HTML and the console give the same
+    counts. Off a terminal (here, captured) no console line is wrapped: every reproducer path is whole."""
+    assert main(["gate", "--target", "tests.fixtures.sticky_claims:DealsKeptClaims", "--stages", "properties,proofs",
+                 "--report-dir", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    files = {"junit": tmp_path / "junit.xml", "json": tmp_path / "report.json", "markdown": tmp_path / "summary.md",
+             "html": tmp_path / "report.html"}
+    failures, confirmed = _reports_counts(files, out)
+    doc = json.loads(files["json"].read_text())
+    findings = [f for s in doc["stages"] for f in s["findings"] if f["status"] == "confirmed"]
+    assert failures == confirmed == len(doc["bugs"]) == out.count("✗ ") and 0 < confirmed < len(findings)
+    assert any(b["stages"] == ["properties", "proofs"] for b in doc["bugs"])
+    assert [c["invariant"] for b in doc["bugs"] for c in b["consequences"]] == ["H4"]
+    assert {f["reproducer"] for b in doc["bugs"] for f in b["findings"]} | {
+        f["reproducer"] for b in doc["bugs"] for c in b["consequences"] for f in c["findings"]} == {
+        f["reproducer"] for f in findings}  # every confirmed finding is in a bug
+    shown = [line.split("reproducer: ", 1)[1] for line in out.splitlines() if "reproducer: " in line]
+    assert shown == [b["reproducer"] for b in doc["bugs"]] and all(Path(p).is_file() for p in shown)
+    assert max(map(len, shown)) > 80 and "…" not in out and "deals-kept-claims" in out
+
+
+def test_the_console_says_why_a_stage_was_skipped_and_counts_bugs(tmp_path, capsys):
+    from assigncheck.ci.console import print_summary
+
+    result = _result()
+    print_summary(result, write_all(result, tmp_path))
+    out = capsys.readouterr().out
+    assert "skipped proofs for range: no model" in out.splitlines()
+    assert "bugs: 1 confirmed, 1 unconfirmed, 1 unreachable (3 finding(s))" in out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 
 import pytest
@@ -90,3 +91,17 @@ def test_the_spark_package_imports_pyspark_only_when_a_session_is_made():
             "assigncheck.spark.standalone, assigncheck.ci.commands.campaign; print('pyspark' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.slow
+def test_spark_s_own_output_goes_to_the_log_file_only(tmp_path):
+    """A JVM started with a log file writes its start-up lines and Spark's log there: the process that started it
+    prints nothing of it."""
+    log = tmp_path / "campaign" / "spark.log"
+    script = ("from assigncheck.spark.session import get_session\n"
+              f"s = get_session('local[1]', log={str(log)!r})\n"
+              "print(s.sparkContext.parallelize([1, 2], 2).map(lambda x: x * 2).sum())\n")
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert (run.stdout, run.stderr) == ("6\n", "")
+    assert log.read_text().strip()  # the JVM's start-up lines (its WARNs) are there

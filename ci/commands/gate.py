@@ -92,10 +92,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_with_bar(console: Any, targets: Sequence[Assignor], plan: Plan, args: argparse.Namespace) -> GateResult:
-    """The gate, with a progress bar of its (stage, target) steps."""
+    """The gate, with a progress bar of its (stage, target) steps on a terminal (off one, a bar draws nothing
+    but its last newline)."""
     from rich import progress as bars
 
     from assigncheck.ci.pipeline import run_gate
+
+    if not console.is_terminal:
+        return run_gate(targets, plan, args.seed, args.master, h8_env=args.h8_env)
 
     columns = (bars.TextColumn("{task.description}"), bars.BarColumn(), bars.MofNCompleteColumn(),
                bars.TimeElapsedColumn())
