@@ -1,0 +1,138 @@
+"""The Z3 model of `streams-sticky` (verify/models/streams.py): proofs within a bound, counterexamples that
+replay, model against code, and the gate's proofs stage on Streams targets."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import z3
+
+from assigncheck.ci.context import PROFILES, Context
+from assigncheck.ci.stages import proofs
+from assigncheck.impl import registry
+from assigncheck.impl.streams import assign_streams
+from assigncheck.spec.model import Assignment, Client, StreamsProblem, iter_pairs
+from assigncheck.spec.promises import Promises
+from assigncheck.spec.streams_checks import check_streams
+from assigncheck.verify.models import streams as model
+
+SMALL = model.StreamsBound(2, 3, 2, 2)
+
+
+def forgets_previous_actives(inp: model.StreamsInputs) -> list[list[z3.BoolRef]]:
+    """A deliberately broken variant: the model as if nobody had claimed anything (no stickiness)."""
+    nothing = [[z3.BoolVal(False)] * len(row) for row in inp.active]
+    return model.assign(model.StreamsInputs(inp.shape, nothing, inp.standby))
+
+
+class HighestIndexFirst:
+    """Every Streams invariant held, but the hand-out takes the highest index: differs from the model."""
+
+    name = "streams-highest-first"
+    problem_kind = "streams"
+    promises = Promises()
+
+    def assign(self, problem: StreamsProblem) -> Assignment:
+        mirrored = {s: n for s, n in problem.subtopologies.items()}
+
+        def flip(claims: object) -> dict[str, list[int]]:
+            return {s: [mirrored[s] - 1 - i if s in mirrored else i for i in idx.tolist()]  # junk stays junk
+                    for s, idx in claims.items()}  # type: ignore[attr-defined]
+
+        flipped = StreamsProblem(problem.subtopologies, tuple(Client(c.client_id, c.capacity, flip(c.active),
+                                                                     flip(c.standby)) for c in problem.clients))
+        out = assign_streams(flipped)
+        return Assignment.of({c: [(s, mirrored[s] - 1 - i) for s, i in iter_pairs(out.get(c))] for c in out.by_member})
+
+
+class DropsATask:
+    """streams-sticky losing its first client's first task when there are three or more tasks."""
+
+    name = "streams-drops"
+    problem_kind = "streams"
+    promises = Promises()
+
+    def assign(self, problem: StreamsProblem) -> Assignment:
+        out = {c: list(iter_pairs(tasks)) for c, tasks in assign_streams(problem).by_member.items()}
+        if problem.task_count >= 3 and out:
+            first = min(out)
+            out[first] = out[first][1:]
+        return Assignment.of(out)
+
+
+def test_the_model_proves_every_streams_invariant_within_a_small_bound():
+    proof = model.prove_streams(SMALL, 120)
+    assert proof.shapes_done == proof.shapes_total == len(model.shapes(SMALL)) > 10
+    assert {n: o.status for n, o in proof.outcomes.items()} == dict.fromkeys(model.INVARIANTS, "proved")
+
+
+def test_a_broken_variant_is_refuted_and_its_counterexample_breaks_it_but_not_the_code():
+    proof = model.prove_streams(SMALL, 120, assign_fn=forgets_previous_actives)
+    sticky = proof.outcomes["streams.sticky"]
+    assert sticky.status == "counterexample" and sticky.problem is not None
+    assert proof.outcomes["streams.active_once"].status == "proved"
+    problem = sticky.problem
+    inp, ids, names = model.inputs_of(problem)
+    out = forgets_previous_actives(inp)
+    broken = Assignment.of({cid: [(names[s], i) for (s, i), b in zip(inp.shape.tasks, row)
+                                  if z3.is_true(z3.simplify(b))] for cid, row in zip(ids, out)})
+    assert "streams.sticky" in {v.invariant for v in check_streams(problem, broken).violations}
+    assert check_streams(problem, assign_streams(problem)).violations == ()
+
+
+def test_the_model_agrees_with_the_code_and_the_reference():
+    agreed, differs = model.conformance(registry.get("streams-sticky"), model.StreamsBound(3, 5, 2, 3),
+                                        seconds=60, limit=120)
+    assert differs is None and agreed == 120
+    problems = model.sample_problems(model.StreamsBound(3, 5, 2, 3), seed=4)
+    reference = __import__("assigncheck.spec.reference", fromlist=["REFERENCES"]).REFERENCES["streams"]
+    for _ in range(40):
+        p = next(problems)
+        assert model.evaluate(p) == reference.assign(p)
+
+
+def test_a_valid_assignor_that_is_not_the_model_is_told_apart():
+    agreed, differs = model.conformance(HighestIndexFirst(), model.StreamsBound(3, 4, 2, 2), seconds=60)
+    assert differs is not None and model.disagrees(HighestIndexFirst(), differs)
+    assert check_streams(differs, HighestIndexFirst().assign(differs)).violations == ()
+
+
+def _ctx(tmp_path: Path) -> Context:
+    return Context(replace(PROFILES["quick"], proofs_s=30), tmp_path)
+
+
+def test_the_proofs_stage_proves_streams_sticky_and_checks_the_model_against_it(tmp_path):
+    result = proofs.check_target(registry.get("streams-sticky"), _ctx(tmp_path))
+    assert not result.skipped and result.error is None and result.findings == []
+    assert {"streams.active_once", "streams.balance", "streams.sticky", "model.conformance"} <= set(result.checked)
+    assert result.stats["proved"] == "3/3" and result.stats["model_equals_code"] >= proofs.STREAMS_REPLAY_AT_LEAST
+    assert result.work.done == result.work.nominal == len(model.shapes(model.StreamsBound(*proofs.STREAMS_BOUND[
+        "quick"])))
+
+
+def test_the_proofs_stage_finds_a_broken_streams_target_and_the_finding_replays(tmp_path):
+    result = proofs.check_target(DropsATask(), _ctx(tmp_path))
+    [finding] = result.findings
+    assert finding.invariant == "streams.active_once"
+    doc = json.loads(Path(finding.reproducer).read_text())
+    assert doc["kind"] == "streams"
+
+
+def test_a_model_difference_is_a_reproducer_that_replays_in_a_fresh_process(tmp_path):
+    from assigncheck.formats.reproducer import TargetRef
+
+    target = HighestIndexFirst()
+    result = proofs.check_target(target, _ctx(tmp_path))
+    [finding] = result.findings
+    assert finding.invariant == "model.conformance" and "disagrees" in finding.message
+    doc = json.loads(Path(finding.reproducer).read_text())
+    doc["finding"]["target"] = TargetRef("tests.test_verify_streams:HighestIndexFirst").to_json()
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(doc))
+    run = subprocess.run([sys.executable, "-m", "assigncheck.ci", "replay", str(path), "--json"],
+                         capture_output=True, text=True, timeout=300)
+    assert json.loads(run.stdout)["reproduces"] is True, run.stderr
