@@ -7,6 +7,12 @@ Violations (each names the clients and tasks involved, at most `CAP` of each):
 - `streams.balance`: max - min of tasks / capacity <= 1 (Kafka's `assertBalancedActiveAssignment`).
 - `streams.sticky`: a valid previous active (known task, claimed active by that client alone) is kept
   while its client is within quota: each client keeps min(|valid previous actives|, its task count).
+- `streams.standby_replicas`: every standby is of a known task, and no task has more than
+  `num_standby_replicas` standbys (KIP-1071's test helper: "at most numStandbyReplicas").
+- `streams.standby_apart`: no client holds two copies of a task: a standby on the client running it as active,
+  or one standby listed twice (KIP-924's "invalid standby", KIP-1071's "no process holding two copies").
+- `streams.standby_stateful`: no standby of a stateless task (a sub-topology without a state store has
+  nothing to replicate).
 
 Quality (reported, never enforced): `load_spread` (max - min tasks/capacity), `kept_actives`,
 `valid_previous_actives`, and the sub-topology mix deviation. A client with `n_c` tasks "should" hold
@@ -36,7 +42,7 @@ def _violation(invariant: str, what: str, clients: list[str], tasks: list[Task])
 
 def _client_checks(problem: StreamsProblem, assignment: Assignment) -> list[Violation]:
     known = set(problem.client_ids)
-    unknown = sorted(set(assignment.by_member) - known)
+    unknown = sorted((set(assignment.by_member) | set(assignment.standby)) - known)
     missing = sorted(known - set(assignment.by_member))
     out = []
     if unknown:
@@ -115,6 +121,43 @@ def _sticky(problem: StreamsProblem, assignment: Assignment) -> tuple[list[Viola
     return out, kept_total, valid_total
 
 
+def _standbys(problem: StreamsProblem, assignment: Assignment) -> list[Violation]:
+    holders: dict[Task, list[str]] = {}
+    unknown: list[tuple[str, Task]] = []
+    twice: list[tuple[str, Task]] = []
+    for client in sorted(assignment.standby):
+        active = set(iter_pairs(assignment.get(client)))
+        seen: set[Task] = set()
+        for s, i in iter_pairs(assignment.standby_of(client)):
+            if not (s in problem.subtopologies and 0 <= i < problem.subtopologies[s]):
+                unknown.append((client, (s, i)))
+                continue
+            if (s, i) in active or (s, i) in seen:
+                twice.append((client, (s, i)))
+            if (s, i) not in seen:
+                holders.setdefault((s, i), []).append(client)
+            seen.add((s, i))
+    out = []
+    over = sorted(t for t, cs in holders.items() if len(cs) > problem.num_standby_replicas)
+    if unknown or over:
+        what = "; ".join(x for x in (f"standbys of unknown tasks: {unknown[:CAP]}" if unknown else "",
+                                     f"tasks with more than {problem.num_standby_replicas} standbys: "
+                                     f"{[(t, holders[t]) for t in over[:CAP]]}" if over else "") if x)
+        out.append(_violation("streams.standby_replicas", what,
+                              sorted({c for c, _ in unknown} | {c for t in over for c in holders[t]}),
+                              [t for _, t in unknown] + over))
+    if twice:
+        out.append(_violation("streams.standby_apart", f"clients holding two copies of a task (active and standby, "
+                                                       f"or a standby twice): {twice[:CAP]}",
+                              sorted({c for c, _ in twice}), [t for _, t in twice]))
+    stateless = sorted(t for t in holders if not problem.stateful(t[0]))
+    if stateless:
+        out.append(_violation("streams.standby_stateful", f"standbys of stateless tasks: "
+                                                          f"{[(t, holders[t]) for t in stateless[:CAP]]}",
+                              sorted({c for t in stateless for c in holders[t]}), stateless))
+    return out
+
+
 def mix_deviations(problem: StreamsProblem, assignment: Assignment) -> dict[str, Fraction]:
     """Client id -> ½ Σ_s |held_s - n_c * n_s / T| over the client's known tasks (see the module docstring)."""
     total = problem.task_count
@@ -137,7 +180,7 @@ def check_streams(problem: StreamsProblem, assignment: Assignment, measure: bool
     mix deviations cost more than the checks)."""
     sticky, kept, valid = _sticky(problem, assignment)
     violations = _client_checks(problem, assignment) + _active_once(problem, assignment)
-    violations += _balance(problem, assignment) + sticky
+    violations += _balance(problem, assignment) + sticky + _standbys(problem, assignment)
     if not measure:
         return Report(tuple(violations), {})
     loads = _loads(problem, assignment)

@@ -20,7 +20,7 @@ import itertools
 import random
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import z3
 
@@ -379,7 +379,7 @@ def sample_problems(bound: StreamsBound, seed: int = 0) -> Iterator[StreamsProbl
         names = rng.sample([f"c{k}" for k in range(2 * bound.clients)], len(p.clients))
         clients = [Client(name, c.capacity, c.active, c.standby) for c, name in zip(p.clients, names)]
         rng.shuffle(clients)
-        yield StreamsProblem(p.subtopologies, tuple(clients))
+        yield replace(p, clients=tuple(clients))
 
 
 def conformance(assignor: object, bound: StreamsBound, *, seconds: float, seed: int = 0, limit: int = 500,
