@@ -121,31 +121,39 @@ def _sticky(problem: StreamsProblem, assignment: Assignment) -> tuple[list[Viola
     return out, kept_total, valid_total
 
 
-def _standbys(problem: StreamsProblem, assignment: Assignment) -> list[Violation]:
+def _standby_holders(problem: StreamsProblem, assignment: Assignment
+                     ) -> tuple[dict[Task, list[str]], list[tuple[str, Task]], list[tuple[str, Task]]]:
+    """(known task -> the clients holding a standby of it, standbys of unknown tasks, second copies on a client)."""
     holders: dict[Task, list[str]] = {}
     unknown: list[tuple[str, Task]] = []
     twice: list[tuple[str, Task]] = []
     for client in sorted(assignment.standby):
-        active = set(iter_pairs(assignment.get(client)))
-        seen: set[Task] = set()
-        for s, i in iter_pairs(assignment.standby_of(client)):
+        held = set(iter_pairs(assignment.get(client)))  # its actives, then its standbys as they come
+        for task in iter_pairs(assignment.standby_of(client)):
+            s, i = task
             if not (s in problem.subtopologies and 0 <= i < problem.subtopologies[s]):
-                unknown.append((client, (s, i)))
-                continue
-            if (s, i) in active or (s, i) in seen:
-                twice.append((client, (s, i)))
-            if (s, i) not in seen:
-                holders.setdefault((s, i), []).append(client)
-            seen.add((s, i))
+                unknown.append((client, task))
+            elif task in held:
+                twice.append((client, task))
+            else:
+                holders.setdefault(task, []).append(client)
+            held.add(task)
+    return holders, unknown, twice
+
+
+def _standbys(problem: StreamsProblem, assignment: Assignment) -> list[Violation]:
+    if not assignment.standby:
+        return []
+    holders, unknown, twice = _standby_holders(problem, assignment)
     out = []
     over = sorted(t for t, cs in holders.items() if len(cs) > problem.num_standby_replicas)
-    if unknown or over:
-        what = "; ".join(x for x in (f"standbys of unknown tasks: {unknown[:CAP]}" if unknown else "",
-                                     f"tasks with more than {problem.num_standby_replicas} standbys: "
-                                     f"{[(t, holders[t]) for t in over[:CAP]]}" if over else "") if x)
-        out.append(_violation("streams.standby_replicas", what,
-                              sorted({c for c, _ in unknown} | {c for t in over for c in holders[t]}),
-                              [t for _, t in unknown] + over))
+    if unknown:
+        out.append(_violation("streams.standby_replicas", f"standbys of unknown tasks: {unknown[:CAP]}",
+                              sorted({c for c, _ in unknown}), [t for _, t in unknown]))
+    if over:
+        out.append(_violation("streams.standby_replicas", f"tasks with more than {problem.num_standby_replicas} "
+                                                          f"standbys: {[(t, holders[t]) for t in over[:CAP]]}",
+                              sorted({c for t in over for c in holders[t]}), over))
     if twice:
         out.append(_violation("streams.standby_apart", f"clients holding two copies of a task (active and standby, "
                                                        f"or a standby twice): {twice[:CAP]}",

@@ -40,7 +40,7 @@ class HighestIndexFirst:
         mirrored = {s: n for s, n in problem.subtopologies.items()}
 
         def flip(claims: object) -> dict[str, list[int]]:
-            return {s: [mirrored[s] - 1 - i if s in mirrored else i for i in idx.tolist()]  # junk stays junk
+            return {s: [mirrored[s] - 1 - i if 0 <= i < mirrored.get(s, 0) else i for i in idx.tolist()]  # junk stays
                     for s, idx in claims.items()}  # type: ignore[attr-defined]
 
         flipped = StreamsProblem(problem.subtopologies, tuple(Client(c.client_id, c.capacity, flip(c.active),
@@ -114,25 +114,62 @@ def test_the_proofs_stage_proves_streams_sticky_and_checks_the_model_against_it(
         "quick"])))
 
 
-def test_the_proofs_stage_finds_a_broken_streams_target_and_the_finding_replays(tmp_path):
-    result = proofs.check_target(DropsATask(), _ctx(tmp_path))
-    [finding] = result.findings
-    assert finding.invariant == "streams.active_once"
-    doc = json.loads(Path(finding.reproducer).read_text())
-    assert doc["kind"] == "streams"
+class StandbyBesideActive:
+    """streams-sticky's actives, plus a standby of each client's first active task on that same client."""
+
+    name = "streams-standby-beside-active"
+    problem_kind = "streams"
+    promises = Promises()
+
+    def assign(self, problem: StreamsProblem) -> Assignment:
+        out = assign_streams(problem)
+        first = {c: [t for t in iter_pairs(out.get(c)) if problem.stateful(t[0])][:1] for c in out.by_member}
+        if not problem.num_standby_replicas:
+            first = {}
+        return Assignment.of({c: list(iter_pairs(out.get(c))) for c in out.by_member}, first)
 
 
-def test_a_model_difference_is_a_reproducer_that_replays_in_a_fresh_process(tmp_path):
+def _replays(tmp_path: Path, finding: object, ref: str) -> None:
     from assigncheck.formats.reproducer import TargetRef
 
-    target = HighestIndexFirst()
-    result = proofs.check_target(target, _ctx(tmp_path))
-    [finding] = result.findings
-    assert finding.invariant == "model.conformance" and "disagrees" in finding.message
-    doc = json.loads(Path(finding.reproducer).read_text())
-    doc["finding"]["target"] = TargetRef("tests.test_verify_streams:HighestIndexFirst").to_json()
+    doc = json.loads(Path(finding.reproducer).read_text())  # type: ignore[attr-defined]
+    assert doc["kind"] == "streams"
+    doc["finding"]["target"] = TargetRef(ref).to_json()
     path = tmp_path / "r.json"
     path.write_text(json.dumps(doc))
     run = subprocess.run([sys.executable, "-m", "assigncheck.ci", "replay", str(path), "--json"],
                          capture_output=True, text=True, timeout=300)
     assert json.loads(run.stdout)["reproduces"] is True, run.stderr
+
+
+def test_the_proofs_stage_finds_a_broken_streams_target_and_the_finding_replays(tmp_path):
+    result = proofs.check_target(DropsATask(), _ctx(tmp_path))
+    [finding] = [f for f in result.findings if f.invariant == "streams.active_once"]
+    assert result.checked == ("streams sampled",)
+    _replays(tmp_path, finding, "tests.test_verify_streams:DropsATask")
+
+
+def test_a_standby_beside_its_active_is_found_and_replays_in_a_fresh_process(tmp_path):
+    result = proofs.check_target(StandbyBesideActive(), _ctx(tmp_path))
+    assert [f.invariant for f in result.findings] == ["streams.standby_apart"]
+    doc = json.loads(Path(result.findings[0].reproducer).read_text())
+    assert doc["num_standby_replicas"] >= 1  # the replay needs the problem's standby count
+    _replays(tmp_path, result.findings[0], "tests.test_verify_streams:StandbyBesideActive")
+
+
+def test_a_valid_streams_target_that_is_not_the_model_passes(tmp_path):
+    """The model is KAFKA-7203's algorithm: a correct assignor that decides otherwise does not fail the gate."""
+    result = proofs.check_target(HighestIndexFirst(), _ctx(tmp_path))
+    assert result.findings == [] and result.error is None
+    assert result.work.done >= 100
+
+
+class HighestIndexFirstExact(HighestIndexFirst):
+    promises = Promises(exact="streams")
+
+
+def test_a_target_promising_the_model_is_held_to_it_and_the_finding_replays(tmp_path):
+    result = proofs.check_target(HighestIndexFirstExact(), _ctx(tmp_path))
+    [finding] = result.findings
+    assert finding.invariant == "exact" and "model.conformance" in result.checked
+    _replays(tmp_path, finding, "tests.test_verify_streams:HighestIndexFirstExact")
