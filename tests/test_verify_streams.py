@@ -109,6 +109,7 @@ def test_the_proofs_stage_proves_streams_sticky_and_checks_the_model_against_it(
     result = proofs.check_target(registry.get("streams-sticky"), _ctx(tmp_path))
     assert not result.skipped and result.error is None and result.findings == []
     assert {"streams.active_once", "streams.balance", "streams.sticky", "model.conformance"} <= set(result.checked)
+    assert {"streams.standby_replicas", "streams.standby_apart", "streams.standby_stateful"} <= set(result.checked)
     assert result.stats["proved"] == "3/3" and result.stats["model_equals_code"] >= proofs.STREAMS_REPLAY_AT_LEAST
     assert result.work.done == result.work.nominal == len(model.shapes(model.StreamsBound(*proofs.STREAMS_BOUND[
         "quick"])))
@@ -173,3 +174,10 @@ def test_a_target_promising_the_model_is_held_to_it_and_the_finding_replays(tmp_
     [finding] = result.findings
     assert finding.invariant == "exact" and "model.conformance" in result.checked
     _replays(tmp_path, finding, "tests.test_verify_streams:HighestIndexFirstExact")
+
+
+def test_code_placing_a_standby_differs_from_the_model():
+    """The model places no standby (KAFKA-7203): a standby in the code's output is a model-versus-code difference."""
+    problem = StreamsProblem({"s0": 2}, (Client("a", 1), Client("b", 1)), num_standby_replicas=1)
+    assert not model.disagrees(registry.get("streams-sticky"), problem)
+    assert model.disagrees(StandbyBesideActive(), problem)

@@ -8,7 +8,9 @@ step at a time) and the hand-out laps (rule 5) are encoded step by step as QF_BV
 unknown sub-topology, an index out of range, a repeat) counts for nothing in any rule, so shapes leave it out.
 
 `prove_streams` asks, shape by shape (smallest first), for claims breaking each invariant of docs/SPEC.md §7.4
-that the checker enforces (`streams.clients` holds by construction: the output has one row per client);
+that the checker enforces (`streams.clients` holds by construction: the output has one row per client; so do
+the standby invariants of §7.5, as KAFKA-7203's rules place no standby, and model-versus-code replay compares
+standbys too, so code that placed one would differ from the model);
 `evaluate` runs the model on a concrete problem (conformance with the code), `problem_of` turns a solver's
 model back into a `StreamsProblem` (counterexamples replay on the code).
 """
@@ -30,7 +32,7 @@ from assigncheck.spec.reference.streams import quotas
 
 WIDTH = 8  # signed keys reach ±T·max quota, products of counts and capacities: the bounds keep them inside ±127
 INVARIANTS = ("streams.active_once", "streams.balance", "streams.sticky")
-BY_CONSTRUCTION = ("streams.clients",)
+BY_CONSTRUCTION = ("streams.clients", "streams.standby_replicas", "streams.standby_apart", "streams.standby_stateful")
 
 
 @dataclass(frozen=True, slots=True)
