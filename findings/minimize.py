@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -169,21 +170,25 @@ def _plainer(p: Problem) -> Iterator[Problem]:
 
 def _streams_candidates(p: StreamsProblem) -> Iterator[StreamsProblem]:
     for lo, hi in _chunks(len(p.clients)):
-        yield StreamsProblem(p.subtopologies, p.clients[:lo] + p.clients[hi:])
+        yield replace(p, clients=p.clients[:lo] + p.clients[hi:])
     for name, count in sorted(p.subtopologies.items()):
         for smaller in sorted({0, count // 2, count - 1} - {count}):
             if smaller >= 0:
-                yield StreamsProblem({**p.subtopologies, name: smaller}, p.clients)
+                yield replace(p, subtopologies={**p.subtopologies, name: smaller})
+    if p.num_standby_replicas:
+        yield from (replace(p, num_standby_replicas=n) for n in sorted({0, p.num_standby_replicas - 1}))
+    for name in sorted(p.stateless):
+        yield replace(p, stateless=p.stateless - {name})
     for i, c in enumerate(p.clients):
         for active in _smaller_parts(c.active):
-            yield StreamsProblem(p.subtopologies, p.clients[:i] + (Client(c.client_id, c.capacity, active, c.standby),)
-                                 + p.clients[i + 1 :])
+            yield replace(p, clients=p.clients[:i] + (Client(c.client_id, c.capacity, active, c.standby),)
+                             + p.clients[i + 1 :])
         for standby in _smaller_parts(c.standby):
-            yield StreamsProblem(p.subtopologies, p.clients[:i] + (Client(c.client_id, c.capacity, c.active, standby),)
-                                 + p.clients[i + 1 :])
+            yield replace(p, clients=p.clients[:i] + (Client(c.client_id, c.capacity, c.active, standby),)
+                             + p.clients[i + 1 :])
         if c.capacity > 1:
-            yield StreamsProblem(p.subtopologies, p.clients[:i] + (Client(c.client_id, 1, c.active, c.standby),)
-                                 + p.clients[i + 1 :])
+            yield replace(p, clients=p.clients[:i] + (Client(c.client_id, 1, c.active, c.standby),)
+                             + p.clients[i + 1 :])
 
 
 def candidates(problem: AnyProblem) -> Iterator[AnyProblem]:

@@ -21,7 +21,8 @@ is its previous target assignment, and `protocol` and `generation` have no meani
 Streams problem::
 
     {"format": 1, "kind": "streams", "subtopologies": {"st0": 4},
-     "clients": [{"id": "A", "capacity": 2, "active": {"st0": [0]}, "standby": {"st0": [1]}}]}
+     "clients": [{"id": "A", "capacity": 2, "active": {"st0": [0]}, "standby": {"st0": [1]}}],
+     "num_standby_replicas": 1, "stateless": []}
 
 Assignment::
 
@@ -71,6 +72,7 @@ from assigncheck.spec.model import (
     StreamsProblem,
     TopicOffsets,
     TopicTable,
+    count_of,
     partitions_of,
     rack_sets,
     sets_of_grouped_rows,
@@ -377,14 +379,25 @@ def _client(obj: Any, path: str) -> Client:
     )
 
 
+def _stateless(value: Any, subtopologies: Mapping[str, int]) -> frozenset[str]:
+    names = [_str(v, f"stateless[{i}]") for i, v in enumerate(_sized_list(value, "stateless", MAX_MEMBERS))]
+    unknown = sorted(set(names) - set(subtopologies))
+    if unknown:
+        raise FormatError("stateless", f"names sub-topologies not in subtopologies: {brief(unknown)}")
+    return frozenset(names)
+
+
 def _streams_problem(doc: Mapping[str, Any]) -> StreamsProblem:
-    _check_keys(doc, "", {"format", "kind", "subtopologies", "clients"}, {"note", "finding"})
+    _check_keys(doc, "", {"format", "kind", "subtopologies", "clients"},
+                {"num_standby_replicas", "stateless", "note", "finding"})
     subtopologies = _topics(doc["subtopologies"], "subtopologies", what="tasks", limit=MAX_TASKS)
     client_docs = _sized_list(doc["clients"], "clients", MAX_MEMBERS)
     _check_rows(_fields_of(client_docs, "active", "standby"), "clients", "active and standby tasks in total")
     clients = [_client(c, f"clients[{i}]") for i, c in enumerate(client_docs)]
     _unique_ids([c.client_id for c in clients], "clients")
-    return StreamsProblem(subtopologies, tuple(clients))
+    return StreamsProblem(subtopologies, tuple(clients),
+                          num_standby_replicas=_int(doc.get("num_standby_replicas", 0), "num_standby_replicas", lo=0),
+                          stateless=_stateless(doc.get("stateless", []), subtopologies))
 
 
 def problem_from_json(doc: Any) -> AnyProblem:
@@ -409,11 +422,18 @@ def assignment_from_json(doc: Any, path: str = "") -> Assignment:
         raise FormatError(f"{path}.assignment" if path else "assignment", "is missing (not an assignment document)")
     if "assignment" in doc:
         _format_version(doc)
-        _check_keys(doc, path, {"format", "assignment"}, {"note"})
+        _check_keys(doc, path, {"format", "assignment"}, {"standby", "note"})
+        where = f"{path}.standby" if path else "standby"
+        standby = _member_sets(_object(doc.get("standby", {}), where), where)
         path, doc = (f"{path}.assignment" if path else "assignment"), _object(doc["assignment"], "assignment")
+        return Assignment(_member_sets(doc, path), standby)
+    return Assignment(_member_sets(doc, path))
+
+
+def _member_sets(doc: Mapping[str, Any], path: str) -> dict[str, Partitions]:
     check_limit(path or "assignment", len(doc), MAX_MEMBERS, "members")
     _check_rows(doc.values(), path or "assignment", "assigned partitions in total")
-    return Assignment({_str(m, path): _partitions(p, f"{path}.{m}" if path else m) for m, p in doc.items()})
+    return {_str(m, path): _partitions(p, f"{path}.{m}" if path else m) for m, p in doc.items()}
 
 
 def _located(e: InputError, where: str) -> InputError:
@@ -495,6 +515,8 @@ def problem_to_json(problem: AnyProblem) -> dict[str, Any]:
                  "standby": _partitions_json(c.standby)}
                 for c in problem.clients
             ],
+            **({"num_standby_replicas": problem.num_standby_replicas} if problem.num_standby_replicas else {}),
+            **({"stateless": sorted(problem.stateless)} if problem.stateless else {}),
         }
     doc: dict[str, Any] = {
         "format": FORMAT_VERSION,
@@ -518,7 +540,10 @@ def problem_to_json(problem: AnyProblem) -> dict[str, Any]:
 
 
 def assignment_to_json(assignment: Assignment) -> dict[str, Any]:
-    return {"format": FORMAT_VERSION, "assignment": {m: _partitions_json(p) for m, p in assignment.by_member.items()}}
+    """The assignment document; `standby` only when a Streams output has standbys."""
+    standby = {m: _partitions_json(p) for m, p in assignment.standby.items() if count_of(p)}
+    return {"format": FORMAT_VERSION, "assignment": {m: _partitions_json(p) for m, p in assignment.by_member.items()},
+            **({"standby": standby} if standby else {})}
 
 
 def dumps(doc: Mapping[str, Any], *, pretty: bool = False) -> str:

@@ -297,7 +297,8 @@ def _read_scenario(src: ByteSource) -> Scenario:
 
 
 def decode_streams(data: bytes) -> StreamsProblem:
-    """Any bytes -> a well-formed `StreamsProblem`: sub-topologies s00.., clients with capacity and tasks."""
+    """Any bytes -> a well-formed `StreamsProblem`: sub-topologies s00.., clients with capacity and tasks, the
+    standby replicas per task and the stateless sub-topologies."""
     return _read_streams(ByteSource(data))
 
 
@@ -313,7 +314,9 @@ def _read_streams(src: ByteSource) -> StreamsProblem:
         active = _read_runs(src, lim, names, counts)
         standby = _read_runs(src, lim, names, counts)
         clients.append(Client(client_id, capacity, active, standby))
-    return StreamsProblem(dict(zip(names, counts)), tuple(clients))
+    standbys = src.int_in(0, 2)  # read last: the corpus's earlier bytes decode as before
+    stateless = frozenset(n for n, on in zip(names, src.bits(len(names))) if on)
+    return StreamsProblem(dict(zip(names, counts)), tuple(clients), num_standby_replicas=standbys, stateless=stateless)
 
 
 def decode(data: bytes, kind: str = "consumer") -> AnyProblem:
@@ -480,6 +483,8 @@ def _encode_streams(problem: StreamsProblem, lim: Limits) -> bytes:
         sink.int_in(1, 4, min(c.capacity, 4))
         _write_runs(sink, lim, c.active, index, counts)
         _write_runs(sink, lim, c.standby, index, counts)
+    sink.int_in(0, 2, min(problem.num_standby_replicas, 2))
+    sink.bits([s in problem.stateless for s in names])
     return bytes(sink.out)
 
 

@@ -392,7 +392,8 @@ def streams_problem(choose: Chooser, *, min_clients: int = 1, max_clients: int =
             add_streams_junk(choose, choose.pick(STREAMS_JUNK_KINDS), active, standby, subtopologies)
     clients = tuple(Client(f"c{j}", capacities[j], partitions_of(active[j]), partitions_of(standby[j]))
                     for j in range(n))
-    return StreamsProblem(subtopologies, clients)
+    return StreamsProblem(subtopologies, clients, num_standby_replicas=choose.integer(0, 2),
+                          stateless=choose.subset(sorted(subtopologies)) if choose.coin(0.3) else frozenset())
 
 
 # ---- membership changes -----------------------------------------------------------------------------------

@@ -33,7 +33,7 @@ from assigncheck.spec.features import JUNK_KINDS
 from assigncheck.spec.model import Assignment, Member, Problem, Protocol, StreamsProblem, partitions_of
 from assigncheck.spec.rounds import next_round
 
-PROFILES = ("small", "kafka-like", "large", "churn")
+PROFILES = ("small", "kafka-like", "large", "churn", "streams")  # `streams`: Streams task problems
 # The `small` profile: the spec's whole problem space at small sizes, every choice left to the seed.
 SMALL = build.Space(max_members=8, min_partitions=0, equal_subscriptions=None, claims="any", racks=None, lag=None,
                     absent_topics=None)
@@ -163,9 +163,9 @@ def _churn(r: SeededChooser) -> Scenario:
     return Scenario(first, tuple(chosen))
 
 
-def generate(profile: str, seed: int, shard: int, k: int) -> Problem | Scenario:
+def generate(profile: str, seed: int, shard: int, k: int) -> Problem | Scenario | StreamsProblem:
     """Problem number `k` of shard `shard` of campaign seed `seed` for `profile` (a `Scenario` for
-    `churn`). Raises `InputError` naming `--profile` for an unknown profile."""
+    `churn`, a `StreamsProblem` for `streams`). Raises `InputError` naming `--profile` for an unknown profile."""
     if profile not in PROFILES:
         raise InputError("--profile", f"unknown profile {profile!r}; known: {', '.join(PROFILES)}")
     ss = _seed_sequence(seed, shard, k)
@@ -177,6 +177,8 @@ def generate(profile: str, seed: int, shard: int, k: int) -> Problem | Scenario:
         return build.problem(r, SMALL)
     if profile == "kafka-like":
         return _kafka_like(r)
+    if profile == "streams":
+        return generate_streams(seed, shard, k)
     return _churn(r)
 
 

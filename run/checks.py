@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 from contextlib import nullcontext
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -65,7 +66,7 @@ def shuffled_problem(problem: Problem | StreamsProblem, seed: int) -> Problem | 
             Client(c.client_id, c.capacity, _shuffled_parts(c.active, rng), _shuffled_parts(c.standby, rng))
             for c in problem.clients
         ]
-        return StreamsProblem(problem.subtopologies, tuple(clients[i] for i in _moved(rng.permutation(len(clients)))))
+        return replace(problem, clients=tuple(clients[i] for i in _moved(rng.permutation(len(clients)))))
     members = [
         Member(m.member_id, frozenset(rng.permutation(sorted(m.subscription)).tolist()),
                _shuffled_parts(m.owned, rng), m.generation, m.instance_id, m.rack)

@@ -125,12 +125,16 @@ def _checked(spec: CampaignSpec, executor: str, master: str | None) -> str:
     from assigncheck.formats.reproducer import TargetRef
     from assigncheck.impl.registry import load
     from assigncheck.spark.session import check_master
+    from assigncheck.spec.promises import problem_kind
 
     check_master(master)
     if executor not in ("auto", "spark", "plain"):
         raise InputError("--executor", f"must be auto, spark or plain, got {executor!r}")
-    for target in spec.targets:
-        load(TargetRef.parse(target))
+    for target in spec.targets:  # each profile generates one kind of problem
+        kind = problem_kind(load(TargetRef.parse(target)))
+        if (kind == "streams") != (spec.profile == "streams"):
+            raise InputError("--profile", f"{target} assigns {kind} problems: use "
+                                          f"{'--profile streams' if kind == 'streams' else 'a consumer profile'}")
     return executor
 
 

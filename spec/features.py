@@ -112,8 +112,11 @@ def features(problem: Problem) -> frozenset[str]:
 
 
 def streams_features(problem: StreamsProblem) -> frozenset[str]:
-    """The kinds of `STREAMS_JUNK_KINDS` a Streams problem contains, plus `standby` and `capacity_over_1`."""
-    found: set[str] = set()
+    """The kinds of `STREAMS_JUNK_KINDS` a Streams problem contains, plus `standby`, `capacity_over_1`,
+    `standby_replicas` (standbys to place) and `stateless` (a stateless sub-topology)."""
+    found: set[str] = {"standby_replicas"} if problem.num_standby_replicas else set()
+    if problem.stateless:
+        found.add("stateless")
     owners: dict[tuple[str, int], int] = {}
     for c in problem.clients:
         if c.capacity > 1:

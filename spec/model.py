@@ -646,22 +646,35 @@ def _topic_sizes(problem: Problem) -> tuple[TopicTable, np.ndarray]:
     return table, read_only(list(map(problem.topics.__getitem__, table.names)), np.int64)
 
 
+NO_STANDBY: Mapping[str, Partitions] = MappingProxyType({})
+
+
 @dataclass(frozen=True)
 class Assignment:
     """An assignor's output: member id -> `Partitions`. Holds whatever an assignor returned
-    (unknown members, repeats, junk indices), sorted inside each topic so equal outputs compare equal."""
+    (unknown members, repeats, junk indices), sorted inside each topic so equal outputs compare equal. A Streams
+    output's `by_member` is each client's active tasks, `standby` its standby tasks (empty for consumer groups)."""
 
     by_member: Mapping[str, Partitions]
+    standby: Mapping[str, Partitions] = field(default_factory=lambda: NO_STANDBY)
 
     def __post_init__(self) -> None:
         canonical = {str(m): partitions_of(p, sort=True) for m, p in self.by_member.items()}
         object.__setattr__(self, "by_member", MappingProxyType(canonical))
+        if self.standby:
+            standby = {str(m): partitions_of(p, sort=True) for m, p in self.standby.items()}
+            object.__setattr__(self, "standby", MappingProxyType(standby))
 
     @classmethod
     def of(
-        cls, spec: Mapping[str, Partitions | Mapping[str, Iterable[int]] | Iterable[TopicPartition]]
+        cls, spec: Mapping[str, Partitions | Mapping[str, Iterable[int]] | Iterable[TopicPartition]],
+        standby: Mapping[str, Partitions | Mapping[str, Iterable[int]] | Iterable[TopicPartition]] | None = None,
     ) -> Assignment:
-        return cls({m: partitions_of(p) for m, p in spec.items()})
+        return cls({m: partitions_of(p) for m, p in spec.items()},
+                   {m: partitions_of(p) for m, p in (standby or {}).items()})
+
+    def standby_of(self, member_id: str) -> Partitions:
+        return self.standby.get(member_id, EMPTY)
 
     @classmethod
     def from_rows(cls, member_ids: Sequence[str], member_row: Sequence[int] | np.ndarray, table: TopicTable,
@@ -682,6 +695,7 @@ class Assignment:
     def _of_canonical(cls, member_ids: Sequence[str], sets: Sequence[PartitionSet]) -> Assignment:
         out = object.__new__(cls)  # the sets are canonical already: skip __post_init__'s re-sorting
         object.__setattr__(out, "by_member", MappingProxyType(dict(zip(member_ids, sets))))
+        object.__setattr__(out, "standby", NO_STANDBY)
         return out
 
     @classmethod
@@ -725,6 +739,7 @@ class Assignment:
         assert all(p.is_sorted for p in by_member.values())
         out = object.__new__(cls)
         object.__setattr__(out, "by_member", MappingProxyType(dict(by_member)))
+        object.__setattr__(out, "standby", NO_STANDBY)
         return out
 
     def get(self, member_id: str) -> Partitions:
@@ -744,7 +759,8 @@ class Assignment:
             return NotImplemented
         if set(self.by_member) != set(other.by_member):
             return False
-        return all(partitions_equal(p, other.by_member[m]) for m, p in self.by_member.items())
+        return (all(partitions_equal(p, other.by_member[m]) for m, p in self.by_member.items())
+                and _same_standby(self.standby, other.standby))
 
     def __hash__(self) -> int:
         return hash(tuple(sorted((m, self.count(m)) for m in self.by_member)))
@@ -752,6 +768,15 @@ class Assignment:
     def as_lists(self) -> dict[str, dict[str, list[int]]]:
         """Plain Python form, e.g. for printing and tests."""
         return {m: {t: arr.tolist() for t, arr in sorted(p.items())} for m, p in self.by_member.items()}
+
+
+def _same_standby(a: Mapping[str, Partitions], b: Mapping[str, Partitions]) -> bool:
+    """Equal standby mappings (a client with no standby and one left out are the same)."""
+    if not a and not b:
+        return True
+    a = {m: p for m, p in a.items() if count_of(p)}
+    b = {m: p for m, p in b.items() if count_of(p)}
+    return set(a) == set(b) and all(partitions_equal(p, b[m]) for m, p in a.items())
 
 
 # ---- Kafka Streams task problems (docs/SPEC.md §1.2) ---------------------------------------------
@@ -774,16 +799,25 @@ class Client:
 
 @dataclass(frozen=True, slots=True)
 class StreamsProblem:
-    """Sub-topology -> number of tasks, and the clients with their capacities and previous tasks."""
+    """Sub-topology -> number of tasks, and the clients with their capacities and previous tasks; how many
+    standby replicas each stateful task may have (Streams' `num.standby.replicas`), and the sub-topologies with
+    no state store (their tasks are stateless: nothing to keep a standby of)."""
 
     subtopologies: Mapping[str, int]
     clients: tuple[Client, ...]
+    num_standby_replicas: int = 0
+    stateless: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         if not isinstance(self.subtopologies, MappingProxyType):
             object.__setattr__(self, "subtopologies", MappingProxyType(dict(self.subtopologies)))
         if not isinstance(self.clients, tuple):
             object.__setattr__(self, "clients", tuple(self.clients))
+        if not isinstance(self.stateless, frozenset):
+            object.__setattr__(self, "stateless", frozenset(self.stateless))
+
+    def stateful(self, subtopology: str) -> bool:
+        return subtopology not in self.stateless
 
     @property
     def client_ids(self) -> tuple[str, ...]:

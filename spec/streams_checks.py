@@ -7,6 +7,12 @@ Violations (each names the clients and tasks involved, at most `CAP` of each):
 - `streams.balance`: max - min of tasks / capacity <= 1 (Kafka's `assertBalancedActiveAssignment`).
 - `streams.sticky`: a valid previous active (known task, claimed active by that client alone) is kept
   while its client is within quota: each client keeps min(|valid previous actives|, its task count).
+- `streams.standby_replicas`: every standby is of a known task, and no task has more than
+  `num_standby_replicas` standbys (KIP-1071's test helper: "at most numStandbyReplicas").
+- `streams.standby_apart`: no client holds two copies of a task: a standby on the client running it as active,
+  or one standby listed twice (KIP-924's "invalid standby", KIP-1071's "no process holding two copies").
+- `streams.standby_stateful`: no standby of a stateless task (a sub-topology without a state store has
+  nothing to replicate).
 
 Quality (reported, never enforced): `load_spread` (max - min tasks/capacity), `kept_actives`,
 `valid_previous_actives`, and the sub-topology mix deviation. A client with `n_c` tasks "should" hold
@@ -36,7 +42,7 @@ def _violation(invariant: str, what: str, clients: list[str], tasks: list[Task])
 
 def _client_checks(problem: StreamsProblem, assignment: Assignment) -> list[Violation]:
     known = set(problem.client_ids)
-    unknown = sorted(set(assignment.by_member) - known)
+    unknown = sorted((set(assignment.by_member) | set(assignment.standby)) - known)
     missing = sorted(known - set(assignment.by_member))
     out = []
     if unknown:
@@ -115,6 +121,51 @@ def _sticky(problem: StreamsProblem, assignment: Assignment) -> tuple[list[Viola
     return out, kept_total, valid_total
 
 
+def _standby_holders(problem: StreamsProblem, assignment: Assignment
+                     ) -> tuple[dict[Task, list[str]], list[tuple[str, Task]], list[tuple[str, Task]]]:
+    """(known task -> the clients holding a standby of it, standbys of unknown tasks, second copies on a client)."""
+    holders: dict[Task, list[str]] = {}
+    unknown: list[tuple[str, Task]] = []
+    twice: list[tuple[str, Task]] = []
+    for client in sorted(assignment.standby):
+        held = set(iter_pairs(assignment.get(client)))  # its actives, then its standbys as they come
+        for task in iter_pairs(assignment.standby_of(client)):
+            s, i = task
+            if not (s in problem.subtopologies and 0 <= i < problem.subtopologies[s]):
+                unknown.append((client, task))
+            elif task in held:
+                twice.append((client, task))
+            else:
+                holders.setdefault(task, []).append(client)
+            held.add(task)
+    return holders, unknown, twice
+
+
+def _standbys(problem: StreamsProblem, assignment: Assignment) -> list[Violation]:
+    if not assignment.standby:
+        return []
+    holders, unknown, twice = _standby_holders(problem, assignment)
+    out = []
+    over = sorted(t for t, cs in holders.items() if len(cs) > problem.num_standby_replicas)
+    if unknown:
+        out.append(_violation("streams.standby_replicas", f"standbys of unknown tasks: {unknown[:CAP]}",
+                              sorted({c for c, _ in unknown}), [t for _, t in unknown]))
+    if over:
+        out.append(_violation("streams.standby_replicas", f"tasks with more than {problem.num_standby_replicas} "
+                                                          f"standbys: {[(t, holders[t]) for t in over[:CAP]]}",
+                              sorted({c for t in over for c in holders[t]}), over))
+    if twice:
+        out.append(_violation("streams.standby_apart", f"clients holding two copies of a task (active and standby, "
+                                                       f"or a standby twice): {twice[:CAP]}",
+                              sorted({c for c, _ in twice}), [t for _, t in twice]))
+    stateless = sorted(t for t in holders if not problem.stateful(t[0]))
+    if stateless:
+        out.append(_violation("streams.standby_stateful", f"standbys of stateless tasks: "
+                                                          f"{[(t, holders[t]) for t in stateless[:CAP]]}",
+                              sorted({c for t in stateless for c in holders[t]}), stateless))
+    return out
+
+
 def mix_deviations(problem: StreamsProblem, assignment: Assignment) -> dict[str, Fraction]:
     """Client id -> ½ Σ_s |held_s - n_c * n_s / T| over the client's known tasks (see the module docstring)."""
     total = problem.task_count
@@ -137,7 +188,7 @@ def check_streams(problem: StreamsProblem, assignment: Assignment, measure: bool
     mix deviations cost more than the checks)."""
     sticky, kept, valid = _sticky(problem, assignment)
     violations = _client_checks(problem, assignment) + _active_once(problem, assignment)
-    violations += _balance(problem, assignment) + sticky
+    violations += _balance(problem, assignment) + sticky + _standbys(problem, assignment)
     if not measure:
         return Report(tuple(violations), {})
     loads = _loads(problem, assignment)

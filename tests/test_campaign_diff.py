@@ -337,3 +337,45 @@ def test_churn_rows_check_every_rebalance_of_the_scenario(tmp_path):
             assert json.loads(r["reproducer"])["kind"] == "consumer"
     assert all(r["ok"] for r in rows if r["target"] == CLEAN)
     assert any(not r["ok"] for r in rows if r["target"] == BROKEN)
+
+
+class StreamsDropsTask:
+    """`streams-sticky` with a planted bug: the first client (by id) loses one task when there are 5+ tasks."""
+
+    name = "streams-drops-task"
+    problem_kind = "streams"
+    promises = Promises()
+
+    def assign(self, problem):
+        from assigncheck.impl.streams import assign_streams
+
+        out = {c: list(iter_pairs(tasks)) for c, tasks in assign_streams(problem).by_member.items()}
+        if problem.task_count >= 5 and out:
+            first = min(out)
+            out[first] = out[first][1:]
+        return Assignment.of(out)
+
+
+def test_the_streams_profile_campaign_passes_streams_sticky_and_finds_a_planted_bug(tmp_path):
+    spec = CampaignSpec(("streams-sticky", "tests.test_campaign_diff:StreamsDropsTask"), "streams", 3, 60, 2)
+    summary = run_campaign(spec, tmp_path / "c", executor="plain")
+    rows = read_rows(spec, tmp_path / "c")
+    assert len(rows) == 120
+    assert all(r["protocol"] == "streams" for r in rows)
+    sticky = [r for r in rows if r["target"] == "streams-sticky"]
+    assert all(r["ok"] for r in sticky), [r["messages"] for r in sticky if not r["ok"]]
+    broken = summary["targets"]["tests.test_campaign_diff:StreamsDropsTask"]
+    assert broken["violating_rows"] > 0
+    bad = next(r for r in rows if r["target"].endswith("StreamsDropsTask") and not r["ok"])
+    assert "streams.active_once" in bad["violated"]
+    assert str(regenerate(bad["instance"]).subtopologies) == str(generate("streams", 3, bad["shard"],
+                                                                           bad["k"]).subtopologies)
+
+
+def test_a_campaign_refuses_a_profile_of_the_other_problem_kind(tmp_path):
+    with pytest.raises(InputError) as e:
+        run_campaign(CampaignSpec(("streams-sticky",), "small", 1, 4, 1), tmp_path / "a", executor="plain")
+    assert e.value.path == "--profile"
+    with pytest.raises(InputError) as e:
+        run_campaign(CampaignSpec(("range",), "streams", 1, 4, 1), tmp_path / "b", executor="plain")
+    assert e.value.path == "--profile"

@@ -256,3 +256,33 @@ def test_a_crash_in_a_batch_is_met_on_the_single_request_that_crashes(tmp_path):
     assert _requests(log) == [1, 1, 1, 3, 1]  # the batch died; its first problem alone crashed too
     assert check_assignor(target, P, budget_s=2.0, measure=False)[1].ok and target.batching
     target.close()
+
+
+STANDBY_PROGRAM = """
+import json, sys
+for line in sys.stdin:
+    problem = json.loads(line)
+    ids = sorted(c["id"] for c in problem["clients"])
+    tasks = [(s, i) for s, n in sorted(problem["subtopologies"].items()) for i in range(n)]
+    active = {c: {} for c in ids}
+    for k, (s, i) in enumerate(tasks):
+        active[ids[k % len(ids)]].setdefault(s, []).append(i)
+    # every client also keeps a standby of its own first task: two copies on one process
+    standby = {c: {s: ix[:1] for s, ix in list(a.items())[:1]} for c, a in active.items()}
+    print(json.dumps({"format": 1, "assignment": active, "standby": standby}), flush=True)
+"""
+
+
+def test_a_cmd_streams_target_answers_standbys_and_they_are_checked(tmp_path):
+    from assigncheck.spec.model import Client, StreamsProblem
+
+    program = tmp_path / "standby.py"
+    program.write_text(STANDBY_PROGRAM)
+    target = CommandTarget([sys.executable, str(program)])
+    problem = StreamsProblem({"s0": 2}, (Client("a", 1), Client("b", 1)), num_standby_replicas=1)
+    try:
+        out, report = check_assignor(target, problem, budget_s=10.0, measure=False)
+    finally:
+        target.close()
+    assert out is not None and {s: ix.tolist() for s, ix in out.standby_of("a").items()} == {"s0": [0]}
+    assert [v.invariant for v in report.violations] == ["streams.standby_apart"]

@@ -170,6 +170,9 @@ def test_streams_problems_decode_and_encode():
         assert s.subtopologies and s.clients and all(c.capacity >= 1 for c in s.clients)
         again = decode_streams(encode_streams(s))
         assert dict(again.subtopologies) == dict(s.subtopologies) and len(again.clients) == len(s.clients)
+        assert (again.num_standby_replicas, again.stateless) == (s.num_standby_replicas, s.stateless)
+    decoded = [decode_streams(data) for data in _inputs(200, seed=6)]
+    assert {s.num_standby_replicas for s in decoded} == {0, 1, 2} and any(s.stateless for s in decoded)
 
 
 def test_regression_vectors_become_seeds():

@@ -115,7 +115,7 @@ def test_streams_generator():
         assert 1 <= len(p.clients) <= 10 and all(1 <= c.capacity <= 4 for c in p.clients)
         assert all(1 <= n <= 12 for n in p.subtopologies.values())
         seen |= streams_features(p)
-    assert set(STREAMS_JUNK_KINDS) | {"standby", "capacity_over_1"} <= seen
+    assert set(STREAMS_JUNK_KINDS) | {"standby", "capacity_over_1", "standby_replicas", "stateless"} <= seen
 
 
 @pytest.mark.parametrize("args, path", [

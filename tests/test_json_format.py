@@ -81,6 +81,38 @@ def test_streams_round_trip():
     again = problem_from_json(problem_to_json(sp))
     assert isinstance(again, StreamsProblem)
     assert problem_to_json(again) == problem_to_json(sp)
+    assert "num_standby_replicas" not in problem_to_json(sp) and again.stateless == frozenset()
+
+
+def test_streams_standby_replicas_and_stateless_round_trip():
+    sp = StreamsProblem({"st0": 4, "st1": 1}, (Client("A", 2), Client("B", 1)), num_standby_replicas=2,
+                        stateless={"st1"})
+    doc = problem_to_json(sp)
+    assert doc["num_standby_replicas"] == 2 and doc["stateless"] == ["st1"]
+    again = problem_from_json(doc)
+    assert again == sp and not again.stateful("st1") and again.stateful("st0")
+
+
+def _streams_doc() -> dict:
+    return {"format": 1, "kind": "streams", "subtopologies": {"st0": 2}, "clients": [{"id": "A", "capacity": 1}]}
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "path"),
+    [
+        ("num_standby_replicas", -1, "num_standby_replicas"),
+        ("num_standby_replicas", "1", "num_standby_replicas"),
+        ("num_standby_replicas", True, "num_standby_replicas"),
+        ("stateless", "st0", "stateless"),
+        ("stateless", [3], "stateless[0]"),
+        ("stateless", ["st0", "st9"], "stateless"),
+    ],
+)
+def test_ill_formed_streams_fields_name_the_field(field, value, path):
+    doc = {**_streams_doc(), field: value}
+    with pytest.raises(FormatError) as e:
+        problem_from_json(doc)
+    assert e.value.path == path
 
 
 @pytest.mark.parametrize(

@@ -69,15 +69,20 @@ def test_json_and_markdown(tmp_path):
     assert "passed" in write_all(result, tmp_path / "ok")["markdown"].read_text()
 
 
-def test_the_campaign_stage_marks_streams_targets_skipped(tmp_path):
-    """The campaign's profiles generate consumer groups: a streams target gets a skipped result (shown as
-    "skipped" in every report), not a missing one (a blank cell in the terminal summary)."""
+def test_the_campaign_stage_runs_streams_targets_on_the_streams_profile(tmp_path):
+    """A streams target gets its own Spark campaign on Streams task problems (reference vs fast through its
+    `exact` promise), not a skip."""
+    from dataclasses import replace
+
     from assigncheck.ci.context import PROFILES, Context
     from assigncheck.ci.stages import campaign
     from assigncheck.impl.registry import get
 
-    results = campaign.run([get("streams-sticky")], Context(PROFILES["quick"], tmp_path))
-    assert [(r.stage, r.target, r.skipped) for r in results] == [("campaign", "streams-sticky", True)]
+    profile = replace(PROFILES["quick"], campaign_instances=80, campaign_shards=2)
+    results = list(campaign.run([get("streams-sticky")], Context(profile, tmp_path)))
+    assert [(r.stage, r.target, r.skipped) for r in results] == [("campaign", "streams-sticky", False)]
+    assert results[0].stats["profile"] == "streams" and results[0].findings == []
+    assert results[0].work.done == 80 and results[0].error is None
 
 
 def _found(stage, invariant, sig, size, status="confirmed", also=(), target="t"):

@@ -336,6 +336,7 @@ def test_a_bad_or_error_answer_is_no_assignment_to_the_harness(case):
 ONLY_THE_READER_REFUSES = {
     "two members with one id": changed(PROBLEM, ["members", 1, "id"], "a"),
     "two clients with one id": changed(STREAMS, ["clients", 1, "id"], "A"),
+    "a stateless sub-topology not in subtopologies": changed(STREAMS, ["stateless"], ["s9"]),
     "racks of a topic not in topics": changed(PROBLEM, ["partition_racks", "t9"], [["r1"]]),
     "racks for too few partitions": changed(PROBLEM, ["partition_racks", "t0"], [["r1"]]),
     "offsets of a topic not in topics": changed(PROBLEM, ["lag", "offsets", "t9"], {"begin": [0], "end": [0]}),

@@ -164,7 +164,7 @@ def test_streams_problems_roundtrip(p):
 
 
 def test_streams_problems_reach_every_junk_kind_and_valid_has_none():
-    assert set(S.STREAMS_JUNK_KINDS) | {"standby", "capacity_over_1"} <= collect(
+    assert set(S.STREAMS_JUNK_KINDS) | {"standby", "capacity_over_1", "standby_replicas", "stateless"} <= collect(
         S.streams_problems(), 150, S.streams_features)
     assert not collect(S.streams_problems(claims="valid"), 100, S.streams_features) & set(S.STREAMS_JUNK_KINDS)
 

@@ -96,3 +96,58 @@ def test_dropping_a_task_from_a_good_output_is_caught(problem):
     if pairs:
         bad = Assignment.of({**good.by_member, victim: pairs[1:]})
         assert "streams.active_once" in invariants(check_streams(problem, bad))
+
+
+# ---- standby replicas (docs/SPEC.md §7.5) ----------------------------------------------------------------------
+
+STANDBY = StreamsProblem({"s0": 2, "s1": 1}, (Client("a", 1), Client("b", 1), Client("c", 1)),
+                         num_standby_replicas=1, stateless={"s1"})
+ACTIVE = {"a": {"s0": [0]}, "b": {"s0": [1]}, "c": {"s1": [0]}}
+
+
+def test_standbys_within_the_rules_pass():
+    out = Assignment.of(ACTIVE, {"a": {"s0": [1]}, "c": {"s0": [0]}})
+    assert check_streams(STANDBY, out).violations == ()
+    assert check_streams(STANDBY, Assignment.of(ACTIVE)).violations == ()  # "at most": none is fine
+
+
+def test_too_many_standbys_and_unknown_ones_are_standby_replicas():
+    out = Assignment.of(ACTIVE, {"a": {"s0": [1]}, "c": {"s0": [1]}})
+    [v] = check_streams(STANDBY, out).violations
+    assert v.invariant == "streams.standby_replicas" and "more than 1 standbys" in v.message
+    assert v.members == ("a", "c") and v.partitions == (("s0", 1),)
+    [v] = check_streams(STANDBY, Assignment.of(ACTIVE, {"a": {"s0": [5], "gone": [0]}})).violations
+    assert v.invariant == "streams.standby_replicas" and "unknown" in v.message
+    none = StreamsProblem(STANDBY.subtopologies, STANDBY.clients)  # num_standby_replicas 0
+    assert invariants(check_streams(none, Assignment.of(ACTIVE, {"a": {"s0": [1]}}))) == ["streams.standby_replicas"]
+
+
+def test_two_copies_of_a_task_on_one_client_are_standby_apart():
+    on_active = Assignment.of(ACTIVE, {"a": {"s0": [0]}})
+    [v] = check_streams(STANDBY, on_active).violations
+    assert v.invariant == "streams.standby_apart" and v.members == ("a",) and v.partitions == (("s0", 0),)
+    twice = Assignment.of(ACTIVE, {"c": {"s0": [0, 0]}})
+    assert invariants(check_streams(STANDBY, twice)) == ["streams.standby_apart"]
+
+
+def test_a_standby_of_a_stateless_task_is_standby_stateful():
+    [v] = check_streams(STANDBY, Assignment.of(ACTIVE, {"a": {"s1": [0]}})).violations
+    assert v.invariant == "streams.standby_stateful" and v.partitions == (("s1", 0),)
+    stateful = StreamsProblem(STANDBY.subtopologies, STANDBY.clients, num_standby_replicas=1)
+    assert check_streams(stateful, Assignment.of(ACTIVE, {"a": {"s1": [0]}})).violations == ()
+
+
+def test_a_standby_for_an_unknown_client_is_streams_clients():
+    out = Assignment.of(ACTIVE, {"zed": {"s0": [0]}})
+    assert "streams.clients" in invariants(check_streams(STANDBY, out))
+
+
+def test_standbys_are_part_of_equality_and_the_assignment_document():
+    from assigncheck.formats.documents import assignment_from_json, assignment_to_json
+
+    with_standby = Assignment.of(ACTIVE, {"a": {"s0": [1]}})
+    assert with_standby != Assignment.of(ACTIVE)
+    assert Assignment.of(ACTIVE, {"a": {}}) == Assignment.of(ACTIVE)  # an empty standby set is no standby
+    doc = assignment_to_json(with_standby)
+    assert doc["standby"] == {"a": {"s0": [1]}} and "standby" not in assignment_to_json(Assignment.of(ACTIVE))
+    assert assignment_from_json(doc) == with_standby

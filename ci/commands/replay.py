@@ -229,10 +229,19 @@ def _replay_processes(args: argparse.Namespace, ref: Any, problem: Any, record: 
 
 def _conformance(ref: Any, problem: Any) -> dict[str, Any]:
     from assigncheck.impl import registry
+    from assigncheck.spec.model import StreamsProblem
     from assigncheck.verify.counterexamples import disagrees
     from assigncheck.verify.models import MODELS, models_of
 
     assignor = registry.load(ref)
+    if isinstance(problem, StreamsProblem):  # the Streams model (verify.models.streams) is every Streams target's
+        from assigncheck.verify.models import streams
+
+        differs = streams.disagrees(assignor, problem)
+        return {"target": ref.to_json(), "invariant": "model.conformance", "reproduces": differs,
+                "summary": f"reproduces: model.conformance (Z3 model streams-sticky and {ref.spec} differ on this "
+                           "problem)" if differs else
+                           f"no longer reproduces model.conformance: Z3 model streams-sticky and {ref.spec} agree"}
     models = models_of(assignor.name)  # the model of what it claims to be
     if not models:
         raise InputError("--target", f"{ref.spec} has no Z3 model to compare with (models: "

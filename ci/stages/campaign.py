@@ -1,6 +1,10 @@
-"""Gate stage `campaign`: one Spark differential campaign over every consumer-group target at once.
+"""Gate stage `campaign`: one Spark differential campaign over every consumer-group target at once, and one
+over every Streams task assignor.
 
-Instances come from the `small` profile (every junk claim kind, cooperative rounds). The executors load each
+Consumer instances come from the `small` profile (every junk claim kind, cooperative rounds); Streams ones
+from the `streams` profile (capacities, previous actives and standbys, junk task claims), where `streams-sticky`
+is checked against the Streams invariants and, through its `exact` promise, the reference assignor. The
+executors load each
 target by its reference, promises included, and each row says which promises it was checked against. The
 campaign belongs to this gate run (its own directory), has its own budget and a circuit breaker for hanging
 targets. Each target's result carries its per-instance rows (size, time, quality) for the HTML report's plots.
@@ -70,35 +74,47 @@ def _candidates(target: Assignor, per: dict[str, Any], budget_s: float) -> list[
     return found
 
 
+# With both kinds of target, the consumer campaign may use this share of the stage's budget; the Streams
+# one (cheap checks, small problems) has the rest, and whatever the first left.
+CONSUMER_SHARE = 0.75
+
+
 def run(targets: Sequence[Assignor], ctx: Context) -> Iterator[StageResult]:
-    """One campaign for every target (guarded as one: a campaign that breaks is one stage error, `all`)."""
+    """One campaign for the consumer-group targets and one for the Streams ones (each guarded as one: a
+    campaign that breaks is one stage error, `all`)."""
+    consumer = [t for t in targets if problem_kind(t) == "consumer"]
+    streams = [t for t in targets if t not in consumer]
     detail = f"{ctx.profile.campaign_instances:,} instances × {len(targets)} target(s)"
     ctx.progress(Progress("campaign", "all", "started", detail))
-    yield from guarded("campaign", "all", lambda: _campaign(targets, ctx))
+    deadline = time.time() + ctx.profile.campaign_s
+    if consumer:  # the `small` profile's consumer groups
+        share = deadline - ctx.profile.campaign_s * (1 - CONSUMER_SHARE) if streams else deadline
+        yield from guarded("campaign", "all", lambda: _campaign(consumer, "small", "campaign", share, ctx))
+    if streams:  # the `streams` profile's task problems (reference vs fast through `exact`)
+        yield from guarded("campaign", "all",
+                           lambda: _campaign(streams, "streams", "campaign-streams", deadline, ctx))
 
 
-def _campaign(targets: Sequence[Assignor], ctx: Context) -> list[StageResult]:
+def _campaign(targets: Sequence[Assignor], profile_name: str, directory: str, deadline: float,
+              ctx: Context) -> list[StageResult]:
     from assigncheck.impl.registry import ref_of
     from assigncheck.spark.diff import read_rows, run_campaign
     from assigncheck.spark.diff_shards import CampaignSpec, Limits
 
     started = time.monotonic()
-    consumer = [t for t in targets if problem_kind(t) == "consumer"]  # the profiles generate consumer groups
-    results = [StageResult("campaign", t.name, stats={"skipped": "streams task problems"})
-               for t in targets if t not in consumer]
-    if not consumer:
-        return results
-    keys = {ref_of(t).key(): t for t in consumer}
+    keys = {ref_of(t).key(): t for t in targets}
     profile = ctx.profile
-    spec = CampaignSpec(tuple(keys), "small", ctx.seed, profile.campaign_instances, profile.campaign_shards)
-    limits = Limits(profile.budget_s, time.time() + profile.campaign_s, HANGS_IN_A_ROW)
-    out = ctx.work_dir / "campaign"
+    spec = CampaignSpec(tuple(keys), profile_name, ctx.seed, profile.campaign_instances, profile.campaign_shards)
+    limits = Limits(profile.budget_s, deadline, HANGS_IN_A_ROW)
+    out = ctx.work_dir / directory
     summary = run_campaign(spec, out, executor="spark", master=ctx.master, limits=limits)
     rows = read_rows(spec, out)
+    results = []
     for key, target in keys.items():
         confirming = time.monotonic()
         per = summary["targets"].get(key, {})
-        result = StageResult("campaign", target.name, checked=("H1-H8+promises",))
+        result = StageResult("campaign", target.name, checked=("H1-H8+promises",) if profile_name != "streams"
+                             else ("streams invariants+exact",))
         said = per.get("promises", [])
         result.promises = said[0] if len(said) == 1 else None
         if result.promises is not None and result.promises != target.promises.to_text():
@@ -114,8 +130,8 @@ def _campaign(targets: Sequence[Assignor], ctx: Context) -> list[StageResult]:
         # findings here. Spark's start-up and the instances' generation are shared: campaign_seconds says them.
         executor_s = per.get("check_seconds_total", 0.0)
         result.seconds = executor_s + time.monotonic() - confirming
-        result.stats = {"violating_instances": per.get("violating_rows", 0), "assign_p50_ms":
-                        round((per.get("assign_seconds", {}).get("p50") or 0) * 1000, 2),
+        result.stats = {"profile": profile_name, "violating_instances": per.get("violating_rows", 0),
+                        "assign_p50_ms": round((per.get("assign_seconds", {}).get("p50") or 0) * 1000, 2),
                         "executor_seconds": round(executor_s, 2), "plot_rows": sample}
         results.append(result)
     whole = round(time.monotonic() - started, 1)

@@ -379,7 +379,8 @@ class CommandTarget:
             raise TargetError(f"malformed answer: expected {{\"format\": {self.protocol}, \"assignment\": ...}}, "
                               f"got {json.dumps(doc)[:200]}", "cmd.malformed")
         try:
-            return assignment_from_json({"format": 1, "assignment": doc["assignment"]})
+            return assignment_from_json({"format": 1, "assignment": doc["assignment"],
+                                         **({"standby": doc["standby"]} if "standby" in doc else {})})
         except FormatError as e:
             raise TargetError(f"malformed answer: {e}", "cmd.malformed") from None
 

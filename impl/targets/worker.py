@@ -35,7 +35,7 @@ def _answer(target: Any, request: dict[str, Any]) -> dict[str, Any]:
     doc: dict[str, Any] = {"format": 2, "id": request.get("id"), "batch": True}
     try:
         out = target.assign(problem_from_json(request["problem"]))
-        return {**doc, "assignment": assignment_to_json(out)["assignment"]}
+        return {**doc, **{k: v for k, v in assignment_to_json(out).items() if k != "format"}}
     except TargetFailure as e:  # a cmd: or java: target under the worker: its failure, as the harness saw it
         return {**doc, "error": bounded(str(e)), "exception": e.cause}
     except Exception as e:  # noqa: BLE001 - the target's crash, with its identity
