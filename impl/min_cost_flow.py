@@ -34,16 +34,17 @@ _INF = np.int64(1 << 62)
 SOLVED, INFEASIBLE, STUCK = 0, 1, 2
 
 
-NOTICE_AFTER_S = 1.0  # a load from numba's cache takes milliseconds; compiling the kernels, 10-20 s
+NOTICE_AFTER_S = 1.0  # a load from numba's cache takes milliseconds (seconds on a busy machine); compiling, 10-20 s
 _noticed = threading.Event()
 
 
 @contextmanager
-def _said_when_slow() -> Iterator[None]:
-    """One line on stderr, once per process, when compiling keeps the user waiting (the first run after an
-    install, before numba's cache holds the machine code)."""
+def _said_when_compiling(dispatcher: Any) -> Iterator[None]:
+    """One line on stderr, once per process, when compiling keeps the user waiting: the first run after an install,
+    before numba's cache holds the machine code. Said only for a real compile (numba counts a cache miss before it
+    compiles), never for a load from the cache that a busy machine makes slow: then an error stays one line."""
     def say() -> None:
-        if not _noticed.is_set():
+        if sum(dispatcher.stats.cache_misses.values()) and not _noticed.is_set():
             _noticed.set()
             print("assigncheck: compiling its numba kernels, once per installation (10-20 s; cached after)",
                   file=sys.stderr, flush=True)
@@ -58,17 +59,24 @@ def _said_when_slow() -> Iterator[None]:
 
 
 def compiled(signature: Any = None) -> Callable[[Callable[..., Any]], Any]:
-    """numba's `njit` (`signature`: a string, or built of `numba.types`), its machine code cached on disk; compiled in
-    memory only where no cache directory is writable (a read-only install and no writable home), where numba would
-    raise instead."""
+    """numba's `njit` (`signature`: a string, or built of `numba.types`; none: compiled on first call), its machine
+    code cached on disk; compiled in memory only where no cache directory is writable (a read-only install and no
+    writable home), where numba would raise instead. As `njit(signature, cache=True)` does, in steps, so that the
+    notice can tell a compile from a load."""
+    from numba.core import typeinfer
+
     def compile_(fn: Callable[..., Any]) -> Any:
-        with _said_when_slow():
-            try:
-                return njit(signature, cache=True)(fn)
-            except RuntimeError as e:
-                if "cannot cache" not in str(e):
-                    raise
-                return njit(signature)(fn)
+        try:
+            dispatcher = njit(cache=True)(fn)
+        except RuntimeError as e:
+            if "cannot cache" not in str(e):
+                raise
+            dispatcher = njit()(fn)
+        if signature is not None:
+            with _said_when_compiling(dispatcher), typeinfer.register_dispatcher(dispatcher):
+                dispatcher.compile(signature)
+                dispatcher.disable_compile()
+        return dispatcher
     return compile_
 
 

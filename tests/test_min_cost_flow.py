@@ -64,3 +64,26 @@ def test_compiled_in_memory_where_no_cache_directory_is_writable():
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "[2, 2] NullCache"
+
+
+def test_the_compile_notice_is_said_for_a_real_compile_only(monkeypatch, capsys):
+    """A load from numba's cache that a busy machine makes slow is no compile: no notice, so a usage error after it
+    stays one line on stderr (a malformed-input run at load 9 saw two)."""
+    import threading
+    import time
+
+    from numba import njit
+
+    from assigncheck.impl import min_cost_flow
+
+    monkeypatch.setattr(min_cost_flow, "NOTICE_AFTER_S", 0.0)
+    monkeypatch.setattr(min_cost_flow, "_noticed", threading.Event())
+    loaded = njit(lambda x: x + 1)  # nothing compiled: as a load from the cache, no miss counted
+    with min_cost_flow._said_when_compiling(loaded):
+        time.sleep(0.3)
+    assert capsys.readouterr().err == ""
+    built = njit(lambda x: x + 1)
+    built(1)  # compiled, nothing cached: numba counts a miss
+    with min_cost_flow._said_when_compiling(built):
+        time.sleep(0.3)
+    assert capsys.readouterr().err.count("compiling its numba kernels") == 1
