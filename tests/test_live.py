@@ -218,6 +218,9 @@ def test_the_gate_s_live_stage_runs_in_the_full_profile_only(tmp_path):
     result = stage.check_target(kafka_python, quick)
     assert result.skipped and "--profile full" in result.notes[0]  # said in every report, not silently passed
     assert stage.client_of(kafka_python) == ("kafka-python", "range", ())
+    driver = Path(sys.prefix) / "bin" / "franz-go-driver"  # franz-go's balancer runs in franz-go's members
+    assert stage.client_of(registry.load_target(f"cmd2:{driver} cooperative-sticky")) == (
+        "franz-go", "cooperative-sticky", ())
     builtin = stage.check_target(registry.get("range"), Context(PROFILES["full"], tmp_path))
     assert builtin.skipped and builtin.stats["skipped"] == "no real client runs this assignor"
 

@@ -1,7 +1,8 @@
 """Gate stage `live`: the target run by real consumers in a real group, on a real Kafka broker (`assigncheck.live`).
 
 It applies to targets a real client runs as its assignor: a classic `java:` ConsumerPartitionAssignor (Kafka's
-Java consumer, with the target's classpath), `kafka-python:NAME` and `aiokafka:NAME`. Others are skipped, and
+Java consumer, with the target's classpath), `kafka-python:NAME`, `aiokafka:NAME`, and franz-go's balancers through
+the project's driver (`cmd2:.../franz-go-driver BALANCER`, run by franz-go's own consumers). Others are skipped, and
 so is every target in the quick profile: one schedule is a minute of real rebalances. In `full`, each such target
 runs `SCHEDULES` seeded schedules of `STEPS` changes (seeds from the gate's `--seed`), every distinct violation a
 reproducer that `assigncheck replay` re-runs on a fresh broker.
@@ -9,7 +10,9 @@ reproducer that `assigncheck replay` re-runs on a fresh broker.
 
 from __future__ import annotations
 
+import shlex
 import time
+from pathlib import Path
 
 from assigncheck.ci.context import Context, Progress, stop_if_interrupted
 from assigncheck.ci.results import Finding, StageResult, Work
@@ -20,6 +23,7 @@ from assigncheck.spec.promises import Assignor
 SCHEDULES, STEPS = 2, 5
 CHECKED = ("H1", "H2", "H3", "H4", "H5", "H6", "live.convergence")
 _COORDINATOR = "org.apache.kafka.coordinator."
+FRANZ_GO_DRIVER = "franz-go-driver"  # examples/franz-go, built by `make franz-go`
 
 
 def client_of(target: Assignor) -> tuple[str, str, tuple[str, ...]] | None:
@@ -30,6 +34,9 @@ def client_of(target: Assignor) -> tuple[str, str, tuple[str, ...]] | None:
         return prefix, rest, ()
     if prefix == "java" and not rest.startswith(_COORDINATOR):
         return "java", rest, ref.classpath
+    words = shlex.split(rest) if prefix in ("cmd", "cmd2") else []
+    if len(words) == 2 and Path(words[0]).name == FRANZ_GO_DRIVER:  # franz-go's balancer, run by franz-go's members
+        return "franz-go", words[1], ()
     return None
 
 
