@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -19,7 +18,6 @@ import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 from assigncheck.ci.context import Context, stop_if_interrupted
@@ -27,6 +25,7 @@ from assigncheck.ci.results import Finding
 from assigncheck.findings.reproducers import Judge, Reproducers
 from assigncheck.findings.signature import raw_key, signature, telling, unreachable
 from assigncheck.formats.documents import load_problem
+from assigncheck.formats.json_input import load_json, parse_json
 from assigncheck.formats.reproducer import Record, record_of
 from assigncheck.spec.model import AnyProblem, Problem
 from assigncheck.spec.promises import Assignor
@@ -109,7 +108,7 @@ def from_files(stage: str, target_name: str, paths: Sequence[str]) -> list[Findi
     seen: set[str] = set()
     for path in sorted(paths):
         try:
-            record = record_of(json.loads(Path(path).read_text(encoding="utf-8")))
+            record = record_of(load_json(path))
         except (OSError, ValueError):
             record = None
         if record is None:
@@ -171,7 +170,7 @@ def replay_in_fresh_process(path: str, timeout_s: float) -> tuple[int, dict[str,
     finally:
         _REPLAYS.discard(proc)
     try:
-        answer = json.loads(out.strip().splitlines()[-1]) if out.strip() else None
+        answer = parse_json(out.strip().splitlines()[-1], "replay --json") if out.strip() else None
     except (ValueError, IndexError):
         answer = None
     return proc.returncode, answer, err.strip()[-300:]
@@ -229,7 +228,7 @@ def confirm(findings: Sequence[Finding], target_of: Callable[[Finding], Assignor
             return f  # a finding about a declaration (promises), not about a problem: stays as the stage set it
         try:
             problem = load_problem(f.reproducer)
-            record = record_of(json.loads(Path(f.reproducer).read_text(encoding="utf-8")))
+            record = record_of(load_json(f.reproducer))
         except Exception as e:  # noqa: BLE001 - an unreadable file cannot be confirmed
             return replace(f, status="unconfirmed", why=f"its reproducer cannot be read: {e}")
         return judged(replace(f, size=size(problem)), f.reproducer, problem, record)

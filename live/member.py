@@ -26,6 +26,8 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from assigncheck.formats.json_input import parse_json
+
 KAFKA_PYTHON = {
     "range": "kafka.coordinator.assignors.range:RangePartitionAssignor",
     "roundrobin": "kafka.coordinator.assignors.roundrobin:RoundRobinPartitionAssignor",
@@ -220,7 +222,7 @@ RUNNERS = {"kafka-python": _run_kafka_python, "aiokafka": _run_aiokafka, "conflu
 
 
 def main(argv: list[str]) -> int:
-    settings = json.loads(argv[0])
+    settings = parse_json(argv[0], "member settings")
     log = Timeline(settings["log"])
     RUNNERS[settings["client"]](settings, log, _commands())
     log.write("closed")

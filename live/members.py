@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from assigncheck.formats.json_input import parse_json
 from assigncheck.impl.targets import java_build
 from assigncheck.live import broker, cleanup
 from assigncheck.spec.errors import InputError
@@ -119,7 +120,7 @@ def timeline(path: Path) -> list[dict[str, Any]]:
     """A member's events so far (a line cut short by a SIGKILL is skipped)."""
     if not path.is_file():
         return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.endswith("}")]
+    return [parse_json(line, str(path)) for line in path.read_text(encoding="utf-8").splitlines() if line.endswith("}")]
 
 
 def start(client: str, protocol: str, assignor: str, name: str, group: str, bootstrap: str, topics: list[str],

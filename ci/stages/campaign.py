@@ -12,7 +12,6 @@ targets. Each target's result carries its per-instance rows (size, time, quality
 
 from __future__ import annotations
 
-import json
 import random
 import time
 from collections.abc import Iterator, Sequence
@@ -25,6 +24,7 @@ from assigncheck.ci.verdicts import Candidate, settle
 from assigncheck.findings.reproducers import NOT_MINIMIZED
 from assigncheck.findings.signature import raw_key
 from assigncheck.formats.documents import problem_from_json
+from assigncheck.formats.json_input import parse_json
 from assigncheck.run.breaker import HANGS_IN_A_ROW
 from assigncheck.spec.promises import Assignor, problem_kind
 from assigncheck.spec.violations import Violation
@@ -63,7 +63,7 @@ def _candidates(target: Assignor, per: dict[str, Any], budget_s: float) -> list[
     for key, info in per.get("raw", {}).items():
         invariant, _, cause = key.partition("|")
         for ex in info["examples"]:
-            problem = problem_from_json(json.loads(ex["reproducer"]))
+            problem = problem_from_json(parse_json(ex["reproducer"], "campaign row"))
             if cause in NOT_MINIMIZED:  # checking it again would wait out the hang limit: take the row's word
                 found.append(Candidate(problem, Violation(invariant, "did not finish within the hang limit in the "
                                                           "campaign", cause=cause), 0, f"instance {ex['instance']}"))
