@@ -90,6 +90,7 @@ def test_no_target_process_outlives_the_command(tmp_path, problem_file):
     assert left == [], left
 
 
+@pytest.mark.slow  # it waits out the 30 s hang limit
 def test_the_start_up_probe_holds_a_half_answer_to_the_documented_hang_limit(tmp_path, capsys):
     from assigncheck.run.calls import HANG_MIN_S
 
@@ -122,6 +123,7 @@ def test_nothing_a_target_starts_outlives_the_command(verb, tmp_path, problem_fi
     assert [p for p in started if _alive(p)] == []
 
 
+@pytest.mark.slow  # a properties stage and its replays over 1 MiB answers: half a minute
 def test_a_huge_member_id_from_a_target_is_cut_in_every_report(tmp_path, capsys):
     from assigncheck.formats.bounded import MAX_CHARS
 

@@ -39,9 +39,8 @@ def broker():
         yield b
 
 
-# The default run: one group per client runtime (a JVM, librdkafka, Go; 15-20 s each), the classic protocol and
-# KIP-848 both; every other client and protocol pair behind -m slow (kafka-python's and aiokafka's groups run there,
-# and kafka-python's followers miss rebalances at random under load: its finding).
+# The default run: Kafka's Java consumer (classic) and librdkafka (KIP-848), 15-20 s each; every other client and
+# protocol pair behind -m slow (kafka-python's followers miss rebalances at random under load: its finding).
 @pytest.mark.parametrize("client, protocol, assignor", [
     ("java", "classic", "org.apache.kafka.clients.consumer.RangeAssignor"),
     pytest.param("java", "consumer", "uniform", marks=pytest.mark.slow),
@@ -49,7 +48,7 @@ def broker():
     ("confluent-kafka", "consumer", "uniform"),
     pytest.param("kafka-python", "classic", "range", marks=pytest.mark.slow),
     pytest.param("aiokafka", "classic", "range", marks=pytest.mark.slow),
-    ("franz-go", "classic", "range"),  # held to franz-go's own RangeBalancer through its cmd2: driver
+    pytest.param("franz-go", "classic", "range", marks=pytest.mark.slow),  # held to franz-go's RangeBalancer
     pytest.param("franz-go", "classic", "cooperative-sticky", marks=pytest.mark.slow),
     pytest.param("franz-go", "consumer", "uniform", marks=pytest.mark.slow),
 ])

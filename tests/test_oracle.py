@@ -43,10 +43,10 @@ def closed_form_max_retained(problem: Problem) -> int:
     return sum(min(x, f) for x in v) + (min(r, sum(1 for x in v if x >= c)) if c > f else 0)
 
 
-def test_min_cost_flow_agrees_with_z3_on_300_random_problems():
+def test_min_cost_flow_agrees_with_z3_on_150_random_problems():
     rng = random.Random(20261121)
     infeasible_perfect = unequal = disputed = 0
-    for _ in range(300):
+    for _ in range(150):
         problem = random_problem(rng)
         unequal += not problem.subscriptions_equal()
         disputed += _has_same_generation_double_claim(problem)
@@ -60,8 +60,8 @@ def test_min_cost_flow_agrees_with_z3_on_300_random_problems():
         assert check_hard(problem, chosen) == []
         assert sum(c * c for c in chosen.counts().values()) == best
         assert retained(problem, chosen) == oracle.max_retained(problem, "optimal")
-    assert 0 < infeasible_perfect < 300  # the sample exercises both outcomes
-    assert unequal > 150 and disputed > 30  # and really is messy
+    assert 0 < infeasible_perfect < 150  # the sample exercises both outcomes
+    assert unequal > 75 and disputed > 15  # and really is messy
 
 
 def _has_same_generation_double_claim(problem):

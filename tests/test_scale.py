@@ -72,6 +72,7 @@ def test_the_quick_gate_fails_a_quadratic_cmd_target_at_scale_and_passes_its_lin
     assert "largest=2100x2100" in page and "Scale ladder: CPU time per call vs size" in page
 
 
+@pytest.mark.slow  # the default run's scale test is the quadratic cmd: target's
 def test_a_broken_growth_promise_is_confirmed_even_for_a_target_no_other_process_can_load(tmp_path, capsys):
     # a local object: the gate replays its finding from the file in its own process
     quadratic = PythonTarget("local-quadratic", Quadratic().assign)

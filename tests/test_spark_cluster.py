@@ -63,6 +63,7 @@ def _run(out: Path) -> dict:
     return json.loads((out / "summary.json").read_text())["run"]
 
 
+@pytest.mark.slow  # a standalone master and worker: about a minute
 def test_a_diff_campaign_on_the_cluster_gives_the_plain_rows_and_reproducers_and_resumes(cluster, tmp_path):
     out = tmp_path / "diff"
     apps = len(_apps(cluster))

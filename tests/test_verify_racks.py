@@ -4,6 +4,7 @@ assignors to Z3's fewest mismatches."""
 
 from dataclasses import replace
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
 from assigncheck.generate import strategies
@@ -58,6 +59,7 @@ def test_enumeration_is_rack_aware_and_free_of_mirror_images():
     assert not any(key(p, True) in keys and key(p, True) != key(p, False) for p in found)
 
 
+@pytest.mark.slow  # every small rack-aware problem (half a minute); the default run catches the rack-blind one below
 def test_constrained_sticky_keeps_the_rack_rule_on_every_small_problem():
     result = exhaust(registry.get("sticky-constrained"), TINY, racks=True)
     assert result.complete and result.checked > 1000
