@@ -13,7 +13,7 @@ from assigncheck.ci.stages import each_target
 from assigncheck.ci.verdicts import Candidate, Collector, reproducers, settle
 from assigncheck.findings.signature import signature
 from assigncheck.run import breaker
-from assigncheck.spec.model import Problem, Protocol, StreamsProblem
+from assigncheck.spec.model import AnyProblem, Problem, Protocol, StreamsProblem
 from assigncheck.spec.promises import Assignor, problem_kind
 from assigncheck.spec.violations import Violation, judged_as
 
@@ -96,13 +96,18 @@ def _replay(target: Assignor, model: Model, bound: Bound, seconds: float, ctx: C
         what = f"they differ for {members}: code {got.as_lists()}, model {expected.as_lists()}"
     except Exception as e:  # noqa: BLE001 - reported, like any disagreement
         what = f"the code raised {type(e).__name__}: {e}"[:300]
-    violation = Violation("model.conformance", f"Z3 model {getattr(model, 'name', '?')} disagrees with the code "
-                                               f"({bound}): {what}")
+    _disagrees(result, target, problem, f"Z3 model {getattr(model, 'name', '?')} disagrees with the code ({bound}): "
+                                        f"{what}", ctx)
+    return found.checked - 1
+
+
+def _disagrees(result: StageResult, target: Assignor, problem: AnyProblem, message: str, ctx: Context) -> None:
+    """A model.conformance finding on `problem`, its reproducer written."""
+    violation = Violation("model.conformance", message)
     sig = signature(violation, problem)
     path = reproducers(ctx, "proofs", target).write(problem, violation, seed=ctx.seed, signature=sig)
     result.findings.append(Finding.of("proofs", target.name, violation, reproducer=str(path), seed=ctx.seed,
                                       signature=sig))
-    return found.checked - 1
 
 
 def _exhaust(target: Assignor, ctx: Context) -> StageResult:
@@ -192,12 +197,8 @@ def _prove_streams(target: Assignor, ctx: Context) -> StageResult:
                 what = f"code {target.assign(problem).as_lists()}, model {model.evaluate(problem).as_lists()}"
             except Exception as e:  # noqa: BLE001 - reported, like any disagreement
                 what = f"the code raised {type(e).__name__}: {e}"[:300]
-            violation = Violation("model.conformance", f"Z3 model streams-sticky disagrees with the code ({bound}): "
-                                                       f"{what}")
-            sig = signature(violation, problem)
-            path = reproducers(ctx, "proofs", target).write(problem, violation, seed=ctx.seed, signature=sig)
-            result.findings.append(Finding.of("proofs", target.name, violation, reproducer=str(path),
-                                              seed=ctx.seed, signature=sig))
+            _disagrees(result, target, problem, f"Z3 model streams-sticky disagrees with the code ({bound}): {what}",
+                       ctx)
     result.findings += settle("proofs", target, candidates, ctx)
     result.stats["model_equals_code"] = agreed
     return result
