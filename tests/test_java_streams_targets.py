@@ -1,6 +1,7 @@
-"""Kafka Streams' KIP-924 task assignors as `java:` targets, on the real kafka-streams jars from Maven Central: the
-bridge finds the TaskAssignor API, builds the ApplicationState as Streams does, reads actives and standbys back,
-and every error Kafka's own validation names is a fault the spec names from the same assignment."""
+"""Kafka Streams' task assignors as `java:` targets, on the real jars from Maven Central: KIP-924's (kafka-streams),
+whose ApplicationState the bridge builds as Streams does, every error Kafka's own validation names being a fault
+the spec names from the same assignment; and KIP-1071's (kafka-group-coordinator), driven as the streams group
+coordinator drives it, in both of its API packages (4.1-4.3 and 4.4+)."""
 
 from __future__ import annotations
 
@@ -126,5 +127,25 @@ def test_each_error_kafka_names_is_the_matching_streams_violation(tmp_path):
             assert target.kafka_error == fault
             named = {v.invariant for v in check_streams(problem, out, measure=False).violations}
             assert KAFKA_ERRORS[fault] in named, (fault, named)
+    finally:
+        target.close()
+
+
+GROUP_STICKY = "java:org.apache.kafka.coordinator.group.streams.assignor.StickyTaskAssignor"
+
+
+@pytest.mark.parametrize("coordinates", [maven.COORDINATOR, maven.STREAMS_GROUP_FIRST],
+                         ids=["4.4-api", "4.1-api"])
+def test_the_streams_group_assignor_of_both_api_packages(coordinates):
+    target = registry.load(TargetRef(GROUP_STICKY, maven=coordinates))
+    try:
+        assert (target.ready["api"], target.ready["kip"], target.ready["name"]) == ("streams", "1071", "sticky")
+        assert target.ready["kafka"] == coordinates[0].rsplit(":", 1)[1] and problem_kind(target) == "streams"
+        out, report = check_assignor(target, PROBLEM, budget_s=None)
+        assert out is not None and not {v.invariant for v in report.violations} & HARD, report.violations
+        actives = sorted((st, i) for tasks in out.by_member.values() for st, i in _pairs(tasks))
+        assert actives == [("st0", i) for i in range(4)] + [("st1", i) for i in range(3)]
+        standbys = sorted((st, i) for tasks in out.standby.values() for st, i in _pairs(tasks))
+        assert standbys == [("st0", i) for i in range(4)]  # one each, of the stateful sub-topology only
     finally:
         target.close()

@@ -14,7 +14,11 @@ compiled once into a cache by `java_build`) finds which of Kafka's assignor APIs
   built from a `StreamsProblem` as DefaultApplicationState holds it, the `TaskAssignment` read back as actives and
   standbys per client; the target is then a Streams one (`problem_kind`). What Kafka's own validation
   (`TaskAssignmentUtils.validateTaskAssignment`) names is kept in `kafka_error`; the spec names the same fault
-  from the assignment (`KAFKA_ERRORS`).
+  from the assignment (`KAFKA_ERRORS`);
+- a KIP-1071 streams-group `TaskAssignor` (kafka-group-coordinator 4.1+) as the group coordinator drives it
+  (`AssigncheckStreamsGroupBridge.java`): one instance for the target's life, a GroupSpec of one member per stream
+  thread built with the coordinator's own classes, a TopologyDescriber of the problem's sub-topologies; also a
+  Streams target.
 Without a classpath holding Kafka's API, the pinned jars from Maven Central are used (`maven.py`): the group
 coordinator 4.4.0 for Kafka's own `org.apache.kafka.coordinator` classes, kafka-streams 4.4.0 for
 `org.apache.kafka.streams` ones, kafka-clients 3.9.1 otherwise.

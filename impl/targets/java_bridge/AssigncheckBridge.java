@@ -1,9 +1,9 @@
 // assigncheck's bridge to a Java assignor: the `java:CLASS` target.
 //
 // A class implementing Kafka 4's broker-side API (ConsumerGroupPartitionAssignor, ShareGroupPartitionAssignor) is
-// driven by AssigncheckGroupBridge, a Kafka Streams TaskAssignor (KIP-924) by AssigncheckStreamsBridge, each
-// compiled only against a classpath that holds its API; this file drives the classic client API and runs the
-// request loop for all.
+// driven by AssigncheckGroupBridge, a Kafka Streams TaskAssignor (KIP-924) by AssigncheckStreamsBridge, a
+// streams group's broker-side TaskAssignor (KIP-1071) by AssigncheckStreamsGroupBridge, each compiled only for a
+// classpath that holds its API; this file drives the classic client API and runs the request loop for all.
 //
 // Our own source, shipped in the package and compiled by assigncheck (impl/targets/java_build.py) against the
 // target's classpath. It speaks the cmd: protocol version 2 (impl/targets/command.py) and drives the class the
@@ -121,8 +121,10 @@ public final class AssigncheckBridge {
         if (ConsumerPartitionAssignor.class.isAssignableFrom(cls)) {
             return new Driver(cls.asSubclass(ConsumerPartitionAssignor.class), config);
         }
-        Target streams = optional("AssigncheckStreamsBridge", cls, config);
-        if (streams != null) return streams;
+        for (String bridge : new String[] {"AssigncheckStreamsBridge", "AssigncheckStreamsGroupBridge"}) {
+            Target streams = optional(bridge, cls, config);
+            if (streams != null) return streams;
+        }
         try {
             Class.forName("AssigncheckGroupBridge");
         } catch (ClassNotFoundException e) {
