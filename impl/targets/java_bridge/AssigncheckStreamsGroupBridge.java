@@ -5,7 +5,8 @@
 //  - the GroupSpec built with the coordinator's own classes: one member per stream thread (a client of capacity k is
 //    k members "<client>-1".."<client>-k" sharing the process id <client>), each member's current target
 //    assignment (the client's previous active tasks dealt round-robin over its members in (sub-topology, partition)
-//    order, then its previous standbys less its actives), no instance id, rack, client tags or task offsets, and the
+//    order, those the topology has first, then its previous standbys less its actives: Kafka's assignor keeps
+//    tasks per member, so which member held which task matters), no instance id, rack, client tags or task offsets, and the
 //    assignment configs with num.standby.replicas from the problem;
 //  - a TopologyDescriber over the problem's sub-topologies (ids: the sub-topology names, sorted; numberOfTasks;
 //    stateful unless listed stateless; NoSuchElementException for an unknown id, as TopologyMetadata throws);
@@ -112,6 +113,19 @@ public final class AssigncheckStreamsGroupBridge implements AssigncheckBridge.Ta
         return out;
     }
 
+    /** The tasks of `tasks` the topology has (`known`), or those it does not. */
+    private static Map<String, Set<Integer>> known(Map<String, Set<Integer>> tasks, Map<String, Integer> counts,
+                                                   boolean known) {
+        Map<String, Set<Integer>> out = new TreeMap<>();
+        for (Map.Entry<String, Set<Integer>> e : tasks.entrySet()) {
+            Integer n = counts.get(e.getKey());
+            for (int p : e.getValue()) {
+                if ((n != null && p >= 0 && p < n) == known) out.computeIfAbsent(e.getKey(), k -> new TreeSet<>()).add(p);
+            }
+        }
+        return out;
+    }
+
     /** `tasks` dealt round-robin over `members` buckets, from position `next`; returns the next position. */
     private static int deal(Map<String, Set<Integer>> tasks, List<Map<String, Set<Integer>>> members, int next) {
         for (Map.Entry<String, Set<Integer>> e : tasks.entrySet()) {
@@ -212,7 +226,10 @@ public final class AssigncheckStreamsGroupBridge implements AssigncheckBridge.Ta
                     actives.add(new TreeMap<>());
                     standbys.add(new TreeMap<>());
                 }
-                int next = deal(active, actives, 0);
+                // Tasks the topology has first, then stale ones (a sub-topology or partition it no longer has),
+                // so that stale claims never crowd a member's real tasks (the coordinator dealt the real ones).
+                int next = deal(known(active, counts, true), actives, 0);
+                next = deal(known(active, counts, false), actives, next);
                 deal(standby, standbys, next);
                 for (int k = 0; k < threads; k++) {
                     String memberId = client + "-" + (k + 1);
