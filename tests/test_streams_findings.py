@@ -1,5 +1,5 @@
-"""What the gate found in Kafka Streams' KIP-924 StickyTaskAssignor (kafka-streams from Maven Central) still
-reproduces on the version it was found on, from its reproducer file alone; a finding Kafka fixed does not
+"""What the gate found in Kafka's Streams task assignors (KIP-924's StickyTaskAssignor from kafka-streams, KIP-1071's
+from kafka-group-coordinator, both from Maven Central) still reproduces on the version it was found on, from its reproducer file alone; a finding Kafka fixed does not
 reproduce on the version that fixed it (`fixed_in`), and one a version introduced does not on an earlier one
 (`not_in`). Each file's `finding.kafka` holds the verdict read from Kafka's source."""
 
@@ -18,14 +18,15 @@ from assigncheck.formats.reproducer import record_of
 from assigncheck.impl import registry
 
 FINDINGS = sorted((Path(__file__).resolve().parents[1] / "examples" / "streams-findings").glob("*.json"))
-STREAMS = "org.apache.kafka:kafka-streams:"
 VERDICTS = {"bug", "spec-differs", "unreachable"}
 
 
 def _replay(path: Path, version: str | None = None) -> list:
     record = record_of(json.loads(path.read_text()))
-    assert record is not None and record.target.spec.startswith("java:org.apache.kafka.streams.processor.assignment.")
-    ref = record.target if version is None else dataclasses.replace(record.target, maven=(STREAMS + version,))
+    assert record is not None and record.target.spec.endswith(".StickyTaskAssignor")
+    (artifact,) = record.target.maven
+    ref = record.target if version is None else dataclasses.replace(
+        record.target, maven=(artifact.rsplit(":", 1)[0] + ":" + version,))
     target = registry.load(ref)
     try:
         _, matching, _ = reproduces(target, load_problem(path), record.invariant, record.seed,
@@ -36,7 +37,7 @@ def _replay(path: Path, version: str | None = None) -> list:
 
 
 def test_each_streams_finding_has_a_verdict_from_kafkas_source():
-    assert len(FINDINGS) >= 4
+    assert len(FINDINGS) >= 6
     for path in FINDINGS:
         kafka = json.loads(path.read_text())["finding"]["kafka"]
         assert kafka["verdict"] in VERDICTS and kafka["where"] and kafka["why"], path.name
