@@ -1,7 +1,8 @@
 """What the gate found in Kafka's Streams task assignors (KIP-924's StickyTaskAssignor from kafka-streams, KIP-1071's
-from kafka-group-coordinator, both from Maven Central) still reproduces on the version it was found on, from its reproducer file alone; a finding Kafka fixed does not
-reproduce on the version that fixed it (`fixed_in`), and one a version introduced does not on an earlier one
-(`not_in`). Each file's `finding.kafka` holds the verdict read from Kafka's source."""
+from kafka-group-coordinator, both from Maven Central) still reproduces on the version it was found on, from its
+reproducer file alone; a finding Kafka fixed does not reproduce on the version that fixed it (`fixed_in`), and one
+a version introduced does not on an earlier one (`not_in`). Each file's `finding.kafka` holds the verdict read from
+Kafka's source."""
 
 from __future__ import annotations
 
