@@ -15,6 +15,7 @@ from assigncheck.impl import registry
 from assigncheck.impl.targets import java_build, maven
 from assigncheck.impl.targets.java import KAFKA_ERRORS
 from assigncheck.run.checks import check_assignor
+from assigncheck.spec.errors import TargetUnavailable
 from assigncheck.spec.model import Client, StreamsProblem
 from assigncheck.spec.promises import problem_kind
 from assigncheck.spec.streams_checks import check_streams
@@ -149,3 +150,8 @@ def test_the_streams_group_assignor_of_both_api_packages(coordinates):
         assert standbys == [("st0", i) for i in range(4)]  # one each, of the stateful sub-topology only
     finally:
         target.close()
+
+
+def test_a_streams_group_assignor_takes_no_config():
+    with pytest.raises(TargetUnavailable, match="--config: a streams group's TaskAssignor takes no configuration"):
+        registry.load(TargetRef(GROUP_STICKY, config=(("num.standby.replicas", "1"),)))

@@ -69,6 +69,10 @@ public final class AssigncheckStreamsGroupBridge implements AssigncheckBridge.Ta
             }
         }
         if (newApi == null) return null;
+        if (!config.isEmpty()) {  // the API has no configure(): a broker configures it through the group's configs
+            throw new AssigncheckBridge.Unavailable("--config: a streams group's TaskAssignor takes no configuration "
+                    + "(its only settings, num.standby.replicas, come from the problem)");
+        }
         String api = newApi ? NEW_API : OLD_API;
         try {
             Class<?> spec = Class.forName(api + "GroupSpec");
