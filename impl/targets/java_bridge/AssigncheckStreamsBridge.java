@@ -18,8 +18,8 @@
 //    A client with no KafkaStreamsAssignment is absent from the answer (streams.clients: "leaves out").
 //    TaskAssignmentUtils.validateTaskAssignment is run as Streams runs it; an error it names goes into the answer
 //    ("kafka_error"): the rebalance fails in Streams, and the spec names the same fault from the assignment.
-// Sub-topology names map to TaskId subtopology numbers in sorted order (and back); previous tasks of sub-topologies
-// the problem does not have get numbers after those.
+// Sub-topology names map to TaskId subtopology numbers in sorted order (and back); sub-topologies the problem does
+// not have but previous tasks name get numbers after those, in name order too.
 //
 // Compiled only against a classpath holding kafka-streams 3.8+ (the KIP-924 API).
 
@@ -297,6 +297,16 @@ public final class AssigncheckStreamsBridge implements AssigncheckBridge.Target 
                     all.put(t, new Task(t, st, !stateless.contains(st)));
                 }
             }
+            // Sub-topologies only previous tasks name, numbered in name order whatever order the clients come in
+            // (a number that followed the client order would make the ids, and so the hash order, follow it).
+            Set<String> stale = new TreeSet<>();
+            for (Object o : (List<?>) problem.get("clients")) {
+                for (String field : new String[] {"active", "standby"}) {
+                    Object doc = ((Map<?, ?>) o).get(field);
+                    if (doc != null) for (Object st : ((Map<?, ?>) doc).keySet()) stale.add((String) st);
+                }
+            }
+            for (String st : stale) names.number(st);
             Object standbyReplicas = problem.get("num_standby_replicas");
             Map<String, Object> originals = new LinkedHashMap<>(config);
             originals.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG,
