@@ -8,9 +8,20 @@ compiled once into a cache by `java_build`) finds which of Kafka's assignor APIs
   a fresh leader instance assigning the group;
 - a KIP-848 `ConsumerGroupPartitionAssignor` or a KIP-932 `ShareGroupPartitionAssignor` as the broker's group
   coordinator drives it (`AssigncheckGroupBridge.java`): one instance for the target's life, the coordinator's
-  GroupSpec and SubscribedTopicDescriber; its promises then carry that `group_type` (`spec.groups`).
+  GroupSpec and SubscribedTopicDescriber; its promises then carry that `group_type` (`spec.groups`);
+- a KIP-924 Streams `TaskAssignor` (kafka-streams 3.8+) as Streams' leader drives one configured with
+  `task.assignor.class` (`AssigncheckStreamsBridge.java`): a fresh instance per problem, the `ApplicationState`
+  built from a `StreamsProblem` as DefaultApplicationState holds it, the `TaskAssignment` read back as actives and
+  standbys per client; the target is then a Streams one (`problem_kind`). What Kafka's own validation
+  (`TaskAssignmentUtils.validateTaskAssignment`) names is kept in `kafka_error`; the spec names the same fault
+  from the assignment (`KAFKA_ERRORS`);
+- a KIP-1071 streams-group `TaskAssignor` (kafka-group-coordinator 4.1+) as the group coordinator drives it
+  (`AssigncheckStreamsGroupBridge.java`): one instance for the target's life, a GroupSpec of one member per stream
+  thread built with the coordinator's own classes, a TopologyDescriber of the problem's sub-topologies; also a
+  Streams target.
 Without a classpath holding Kafka's API, the pinned jars from Maven Central are used (`maven.py`): the group
-coordinator 4.4.0 for Kafka's own `org.apache.kafka.coordinator` classes, kafka-clients 3.9.1 otherwise.
+coordinator 4.4.0 for Kafka's own `org.apache.kafka.coordinator` classes, kafka-streams 4.4.0 for
+`org.apache.kafka.streams` ones, kafka-clients 3.9.1 otherwise.
 
 Kafka versions: the classic bridge needs the `ConsumerPartitionAssignor` API (kafka-clients 2.4 and later, including
 4.x, whose classic consumer still uses it). Subscription's `generationId` (KIP-792) and `rackId` (KIP-881) and
@@ -37,6 +48,7 @@ from assigncheck.formats.json_input import parse_json
 from assigncheck.impl.targets import java_build
 from assigncheck.impl.targets.command import CommandTarget, TargetError
 from assigncheck.spec.errors import FormatError, InputError, TargetUnavailable
+from assigncheck.spec.model import Assignment
 from assigncheck.spec.promises import Promises
 
 KAFKA = "org.apache.kafka.clients.consumer."
@@ -61,6 +73,14 @@ KAFKA4_PROMISES: dict[str, Promises] = {
 # production) documents counts at most one apart, balance above stickiness.
 SHARE_SIMPLE = COORDINATOR + "SimpleAssignor"
 SHARE_BALANCED_FROM = (4, 2)
+# Each error KIP-924's validateTaskAssignment names -> the invariant that names the same fault in the assignment.
+KAFKA_ERRORS = {
+    "ACTIVE_TASK_ASSIGNED_MULTIPLE_TIMES": "streams.active_once",
+    "INVALID_STANDBY_TASK": "streams.standby_stateful",  # a standby of a stateless task
+    "MISSING_PROCESS_ID": "streams.clients",  # a client left out
+    "UNKNOWN_PROCESS_ID": "streams.clients",  # a client the problem does not have
+    "UNKNOWN_TASK_ID": "streams.active_once",  # or streams.standby_replicas, for a standby
+}
 COOPERATIVE_ONLY_ROUNDS = 4  # Kafka's CooperativeStickyAssignorTest allows 4 rebalances
 READY_S = 120.0  # wall clock for the JVM to start and load the class, on a busy machine
 # One GC thread and no perf-data files: the target shares 2 cores with the checker, and /tmp with everyone.
@@ -81,8 +101,11 @@ class JavaTarget(CommandTarget):
                 *(f"{k}={v}" for k, v in config)]
         self.class_name = class_name
         self.ready: dict[str, Any] = {}
+        self.kafka_error = ""  # what Kafka's validation named in the last Streams answer ("" when nothing)
         super().__init__(argv, protocol=2, name=f"java:{class_name}")
         self._start()  # fails now, with one line, if the class cannot run at all
+        if self.ready.get("api") == "streams":
+            self.problem_kind = "streams"  # it assigns StreamsProblem tasks (`spec.promises.problem_kind`)
         self.promises = KAFKA_PROMISES.get(class_name) or self._own_promises()
 
     def _own_promises(self) -> Promises:
@@ -92,6 +115,10 @@ class JavaTarget(CommandTarget):
         if "EAGER" not in self.ready.get("protocols", ["EAGER"]):
             return Promises(max_rounds=COOPERATIVE_ONLY_ROUNDS, eager=False)
         return Promises()
+
+    def _result(self, doc: dict[str, Any]) -> Assignment:
+        self.kafka_error = str(doc.get("kafka_error", ""))[:100]
+        return super()._result(doc)
 
     def _start(self) -> subprocess.Popen[bytes]:
         """Start the JVM and read its first line: ready (the class loaded) or why it cannot run."""

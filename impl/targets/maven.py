@@ -29,9 +29,13 @@ CLIENTS = (f"{KAFKA}:kafka-clients:3.9.1",)
 # The broker-side assignors (KIP-848 consumer groups, KIP-932 share groups): the first 4.x and the newest.
 COORDINATOR_FIRST = (f"{KAFKA}:kafka-group-coordinator:4.0.0",)
 COORDINATOR = (f"{KAFKA}:kafka-group-coordinator:4.4.0",)
+# Kafka Streams' KIP-924 task assignors (TaskAssignor): the newest.
+STREAMS = (f"{KAFKA}:kafka-streams:4.4.0",)
+# KIP-1071's streams-group task assignors: the first coordinator with them (their API's 4.1-4.3 package).
+STREAMS_GROUP_FIRST = (f"{KAFKA}:kafka-group-coordinator:4.1.0",)
 # The broker live groups run on (`assigncheck live`): Kafka in KRaft mode, with its kafka-clients for Java members.
 BROKER = (f"{KAFKA}:kafka_2.13:4.4.0",)
-PINNED = (CLIENTS, COORDINATOR_FIRST, COORDINATOR, BROKER)
+PINNED = (CLIENTS, COORDINATOR_FIRST, COORDINATOR, STREAMS, STREAMS_GROUP_FIRST, BROKER)
 _PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 RESOLVE_S = 600.0  # a cold local repository downloads ~25 MB per Kafka 4 set
 

@@ -1,8 +1,9 @@
 // assigncheck's bridge to a Java assignor: the `java:CLASS` target.
 //
 // A class implementing Kafka 4's broker-side API (ConsumerGroupPartitionAssignor, ShareGroupPartitionAssignor) is
-// driven by AssigncheckGroupBridge, compiled only against a classpath that holds that API; this file drives the
-// classic client API and runs the request loop for both.
+// driven by AssigncheckGroupBridge, a Kafka Streams TaskAssignor (KIP-924) by AssigncheckStreamsBridge, a
+// streams group's broker-side TaskAssignor (KIP-1071) by AssigncheckStreamsGroupBridge, each compiled only for a
+// classpath that holds its API; this file drives the classic client API and runs the request loop for all.
 //
 // Our own source, shipped in the package and compiled by assigncheck (impl/targets/java_build.py) against the
 // target's classpath. It speaks the cmd: protocol version 2 (impl/targets/command.py) and drives the class the
@@ -120,21 +121,36 @@ public final class AssigncheckBridge {
         if (ConsumerPartitionAssignor.class.isAssignableFrom(cls)) {
             return new Driver(cls.asSubclass(ConsumerPartitionAssignor.class), config);
         }
-        Class<?> group;
+        for (String bridge : new String[] {"AssigncheckStreamsBridge", "AssigncheckStreamsGroupBridge"}) {
+            Target streams = optional(bridge, cls, config);
+            if (streams != null) return streams;
+        }
         try {
-            group = Class.forName("AssigncheckGroupBridge");
+            Class.forName("AssigncheckGroupBridge");
         } catch (ClassNotFoundException e) {
             throw new Unavailable(className + " is not a " + ConsumerPartitionAssignor.class.getName()
                     + ", and the classpath has no Kafka 4 group coordinator API (kafka-group-coordinator-api) for a "
-                    + "broker-side assignor");
+                    + "broker-side assignor nor kafka-streams 3.8+ for a Streams TaskAssignor");
+        }
+        return optional("AssigncheckGroupBridge", cls, config);
+    }
+
+    /** The driver `bridge` (a class compiled only when the classpath holds its API) makes for `cls`, or null when
+     *  that bridge is absent or `cls` is not of its API. */
+    private static Target optional(String bridge, Class<?> cls, Map<String, Object> config) throws Unavailable {
+        Class<?> driver;
+        try {
+            driver = Class.forName(bridge);
+        } catch (ClassNotFoundException e) {
+            return null;
         }
         try {
-            return (Target) group.getMethod("load", Class.class, Map.class).invoke(null, cls, config);
+            return (Target) driver.getMethod("load", Class.class, Map.class).invoke(null, cls, config);
         } catch (InvocationTargetException e) {
             if (e.getCause() instanceof Unavailable) throw (Unavailable) e.getCause();
-            throw new Unavailable("cannot drive " + className + ": " + e.getCause());
+            throw new Unavailable("cannot drive " + cls.getName() + ": " + e.getCause());
         } catch (ReflectiveOperationException e) {
-            throw new Unavailable("cannot drive " + className + ": " + e);
+            throw new Unavailable("cannot drive " + cls.getName() + ": " + e);
         }
     }
 

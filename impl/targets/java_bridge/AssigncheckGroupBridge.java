@@ -66,7 +66,8 @@ public final class AssigncheckGroupBridge implements AssigncheckBridge.Target {
             api = "share";
         } else {
             throw new AssigncheckBridge.Unavailable(cls.getName() + " implements none of Kafka's assignor APIs "
-                    + "(ConsumerPartitionAssignor, ConsumerGroupPartitionAssignor, ShareGroupPartitionAssignor)");
+                    + "(ConsumerPartitionAssignor, ConsumerGroupPartitionAssignor, ShareGroupPartitionAssignor, Streams' "
+                    + "TaskAssignor)");
         }
         PartitionAssignor a;
         try {
