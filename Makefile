@@ -23,7 +23,8 @@ $(STAMP): pyproject.toml constraints.txt $(FILES)
 	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev]' --config-settings editable_mode=strict
 	@touch $(STAMP)
 
-# Kafka's pinned jars (kafka-clients 3.9.1, kafka-group-coordinator 4.0.0 and 4.4.0, the 4.4.0 broker) from Maven Central, into
+# Kafka's pinned jars (kafka-clients 3.9.1, kafka-group-coordinator 4.0.0, 4.1.0 and 4.4.0, kafka-streams 4.4.0, the 4.4.0
+# broker) from Maven Central, into
 # $$XDG_CACHE_HOME/assigncheck/maven: the java: targets' defaults, the tests' and the benchmarks'.
 $(JARS): $(STAMP) impl/targets/maven.py
 	$(BIN)/python -m assigncheck.impl.targets.maven
