@@ -232,6 +232,7 @@ def test_spark_and_plain_python_give_the_same_rows_and_summary(spark, tmp_path):
             assert s[key] == p[key], (target, key)
 
 
+@pytest.mark.slow  # two aggregations of one campaign: 20 s
 def test_spark_sql_and_pyarrow_aggregate_the_same_summary(spark, tmp_path, monkeypatch):
     """Large campaigns are summarised by Spark SQL, small ones in the driver: both give the same document."""
     from assigncheck.spark import diff

@@ -8,9 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 PROJECT = Path(__file__).parent / "example_project"
 
 
+@pytest.mark.slow  # a project's suite through the plugin (40 s); test_java_target runs the plugin by default
 def test_plugin_checks_a_projects_assignor(tmp_path):
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(PROJECT),
