@@ -449,15 +449,26 @@ public final class AssigncheckBridge {
         }
 
         private String error(Object id, String message, Throwable cause, String adapted) {
-            if (cause instanceof VirtualMachineError && !(cause instanceof StackOverflowError)) fatal = true;
-            return "{\"format\":2,\"id\":" + id + ",\"error\":" + AssigncheckJson.quote(message)
-                    + ",\"exception\":" + AssigncheckJson.quote(cause.getClass().getName())
-                    + ",\"frame\":" + AssigncheckJson.quote(frame(cause)) + adapted(adapted) + "}";
+            fatal |= isFatal(cause);
+            return errorAnswer(id, message, cause, adapted);
         }
+    }
 
-        private static String adapted(String notes) {
-            return notes.isEmpty() ? "" : ",\"adapted\":" + AssigncheckJson.quote(notes);
-        }
+    /** A JVM that ran out of memory (or worse) serves no more requests; a deep recursion is the call's alone. */
+    static boolean isFatal(Throwable cause) {
+        return cause instanceof VirtualMachineError && !(cause instanceof StackOverflowError);
+    }
+
+    /** Every bridge's error answer (protocol 2): the message, the exception's class and frame, what was adapted. */
+    static String errorAnswer(Object id, String message, Throwable cause, String adapted) {
+        return "{\"format\":2,\"id\":" + id + ",\"error\":" + AssigncheckJson.quote(message)
+                + ",\"exception\":" + AssigncheckJson.quote(cause.getClass().getName())
+                + ",\"frame\":" + AssigncheckJson.quote(frame(cause)) + adapted(adapted) + "}";
+    }
+
+    /** The answer's `adapted` field: what the bridge had to change in the problem to give it to the class. */
+    static String adapted(String notes) {
+        return notes.isEmpty() ? "" : ",\"adapted\":" + AssigncheckJson.quote(notes);
     }
 
     /** Member -> topic -> partitions, in the order the assignor returned them (repeats kept: H4 judges them). */

@@ -256,10 +256,10 @@ public final class AssigncheckGroupBridge implements AssigncheckBridge.Target {
             if (result == null || result.members() == null) {
                 return "{\"format\":2,\"id\":" + id + ",\"error\":\"assign returned null\",\"exception\":"
                         + "\"null-result\",\"frame\":" + AssigncheckJson.quote(assignor.getClass().getName()
-                        + ".assign") + adapted(notes) + "}";
+                        + ".assign") + AssigncheckBridge.adapted(String.join("; ", notes)) + "}";
             }
             return "{\"format\":2,\"id\":" + id + ",\"assignment\":" + assignmentJson(result, members, names, notes)
-                    + adapted(notes) + "}";
+                    + AssigncheckBridge.adapted(String.join("; ", notes)) + "}";
         } catch (Throwable e) {  // the bridge itself (a malformed request): still one answer line
             return error(id, "bridge: " + e, e, Collections.<String>emptySet());
         }
@@ -305,13 +305,7 @@ public final class AssigncheckGroupBridge implements AssigncheckBridge.Target {
     }
 
     private String error(Object id, String message, Throwable cause, Set<String> notes) {
-        if (cause instanceof VirtualMachineError && !(cause instanceof StackOverflowError)) fatal = true;
-        return "{\"format\":2,\"id\":" + id + ",\"error\":" + AssigncheckJson.quote(message)
-                + ",\"exception\":" + AssigncheckJson.quote(cause.getClass().getName())
-                + ",\"frame\":" + AssigncheckJson.quote(AssigncheckBridge.frame(cause)) + adapted(notes) + "}";
-    }
-
-    private static String adapted(Set<String> notes) {
-        return notes.isEmpty() ? "" : ",\"adapted\":" + AssigncheckJson.quote(String.join("; ", notes));
+        fatal |= AssigncheckBridge.isFatal(cause);
+        return AssigncheckBridge.errorAnswer(id, message, cause, String.join("; ", notes));
     }
 }

@@ -407,9 +407,7 @@ public final class AssigncheckStreamsBridge implements AssigncheckBridge.Target 
     }
 
     private String error(Object id, String message, Throwable cause) {
-        if (cause instanceof VirtualMachineError && !(cause instanceof StackOverflowError)) fatal = true;
-        return "{\"format\":2,\"id\":" + id + ",\"error\":" + AssigncheckJson.quote(message)
-                + ",\"exception\":" + AssigncheckJson.quote(cause.getClass().getName())
-                + ",\"frame\":" + AssigncheckJson.quote(AssigncheckBridge.frame(cause)) + "}";
+        fatal |= AssigncheckBridge.isFatal(cause);
+        return AssigncheckBridge.errorAnswer(id, message, cause, "");
     }
 }

@@ -275,7 +275,7 @@ public final class AssigncheckStreamsGroupBridge implements AssigncheckBridge.Ta
                 gather((Map<?, ?>) ma.getClass().getMethod("standbyTasks").invoke(ma), standby.get(client));
             }
             return "{\"format\":2,\"id\":" + id + ",\"assignment\":" + json(active) + ",\"standby\":" + json(standby)
-                    + adapted(notes) + "}";
+                    + AssigncheckBridge.adapted(String.join("; ", notes)) + "}";
         } catch (Throwable e) {  // the bridge itself (a malformed request): still one answer line
             return error(id, "bridge: " + e, e, Collections.<String>emptySet());
         }
@@ -312,13 +312,7 @@ public final class AssigncheckStreamsGroupBridge implements AssigncheckBridge.Ta
     }
 
     private String error(Object id, String message, Throwable cause, Set<String> notes) {
-        if (cause instanceof VirtualMachineError && !(cause instanceof StackOverflowError)) fatal = true;
-        return "{\"format\":2,\"id\":" + id + ",\"error\":" + AssigncheckJson.quote(message)
-                + ",\"exception\":" + AssigncheckJson.quote(cause.getClass().getName())
-                + ",\"frame\":" + AssigncheckJson.quote(AssigncheckBridge.frame(cause)) + adapted(notes) + "}";
-    }
-
-    private static String adapted(Set<String> notes) {
-        return notes.isEmpty() ? "" : ",\"adapted\":" + AssigncheckJson.quote(String.join("; ", notes));
+        fatal |= AssigncheckBridge.isFatal(cause);
+        return AssigncheckBridge.errorAnswer(id, message, cause, String.join("; ", notes));
     }
 }
