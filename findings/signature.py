@@ -9,8 +9,10 @@ cause, so an NPE and an IllegalStateException never shrink into one crash.
 *Unreachable* problems are well-formed (docs/SPEC.md §1.3) but cannot come from a real broker: a group with no members
 (its leader is always one of them), a topic with no partitions (Kafka's consumer skips a topic without
 partitions before calling the assignor), and, for a target whose promises say `claims=real`, claims no previous
-assignment could have produced. They are generated and checked, but findings on them are reported apart, never
-fail the gate, and a reachable problem is never minimized into an unreachable one.
+assignment could have produced. For a Streams task problem: no clients (the leader is one; KIP-1071's assignor
+throws for an empty group), and, with `claims=real`, previous tasks neither Streams' leader nor a streams-group
+coordinator hands a task assignor (`spec.groups.streams_unreal`). They are generated and checked, but findings on
+them are reported apart, never fail the gate, and a reachable problem is never minimized into an unreachable one.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ import hashlib
 from collections.abc import Callable
 
 from assigncheck.spec.features import JUNK_KINDS, features
-from assigncheck.spec.groups import coordinator_form, coordinator_unreal
-from assigncheck.spec.model import AnyProblem, Problem
+from assigncheck.spec.groups import coordinator_form, coordinator_unreal, streams_unreal
+from assigncheck.spec.model import AnyProblem, Problem, StreamsProblem
 from assigncheck.spec.promises import Promises
 from assigncheck.spec.violations import Violation
 
@@ -31,6 +33,7 @@ UNREACHABLE: dict[str, str] = {
     "no_members": "a group with no members (the group leader is always a member)",
     "empty_topic": "a topic with no partitions (Kafka's consumer skips it before the assignor runs)",
 }
+NO_CLIENTS = "a Streams application with no clients (the leader is always one of them)"
 # With `claims=real`: what a member's previous assignment can never contain.
 UNREAL_CLAIMS: dict[str, str] = {
     "negative_index": "a claim of a negative partition index",
@@ -69,8 +72,9 @@ def signature_id(signature_text: str) -> str:
 
 def unreachable(problem: AnyProblem, promises: Promises | None = None) -> list[str]:
     """Why no real group produces `problem` (empty: it is reachable)."""
-    if not isinstance(problem, Problem):
-        return []
+    if isinstance(problem, StreamsProblem):
+        reasons = [] if problem.clients else [NO_CLIENTS]
+        return reasons + (streams_unreal(problem) if promises is not None and promises.claims == "real" else [])
     if promises is not None:  # judged as the target meets it
         problem = coordinator_form(problem, promises.group_type)
     found = features(problem)
