@@ -17,9 +17,9 @@ import pytest
 
 from assigncheck.ci.cli import main
 from assigncheck.ci.verdicts import reproduces
+from assigncheck.findings.signature import unreachable
 from assigncheck.formats.documents import load_problem
 from assigncheck.formats.reproducer import record_of
-from assigncheck.findings.signature import unreachable
 from assigncheck.impl import registry
 from assigncheck.impl.targets.java import STREAMS_PROMISES
 
