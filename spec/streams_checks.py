@@ -31,6 +31,7 @@ the sum. The whole mix is not promised: which tasks are left to hand out depends
 
 from __future__ import annotations
 
+from collections import Counter
 from fractions import Fraction
 
 from assigncheck.spec.check import Quality, Report
@@ -156,8 +157,8 @@ def _mix(problem: StreamsProblem, assignment: Assignment) -> list[Violation]:
     out = []
     for c, previous in valid_previous_actives(problem).items():
         kept_tasks = previous & set(iter_pairs(assignment.get(c)))
-        counts = {s: sum(1 for t, _ in previous if t == s) for s in {t for t, _ in previous}}
-        kept = {s: sum(1 for t, _ in kept_tasks if t == s) for s in counts}
+        counts = Counter(s for s, _ in previous)
+        kept = {s: 0 for s in counts} | Counter(s for s, _ in kept_tasks)
         keep = len(kept_tasks)
         best = kept_mix(counts, keep, sizes)
         if mix_cost(kept, keep, sizes) > mix_cost(best, keep, sizes):
