@@ -10,9 +10,10 @@ cause, so an NPE and an IllegalStateException never shrink into one crash.
 (its leader is always one of them), a topic with no partitions (Kafka's consumer skips a topic without
 partitions before calling the assignor), and, for a target whose promises say `claims=real`, claims no previous
 assignment could have produced. For a Streams task problem: no clients (the leader is one; KIP-1071's assignor
-throws for an empty group), and, with `claims=real`, previous tasks neither Streams' leader nor a streams-group
-coordinator hands a task assignor (`spec.groups.streams_unreal`). They are generated and checked, but findings on
-them are reported apart, never fail the gate, and a reachable problem is never minimized into an unreachable one.
+throws for an empty group), and, with `claims=real` or `group_type=streams`, previous tasks neither Streams' leader
+nor a streams-group coordinator hands a task assignor (`spec.groups.streams_unreal`). They are generated and checked,
+but findings on them are reported apart, never fail the gate, and a reachable problem is never minimized into an
+unreachable one.
 """
 
 from __future__ import annotations
@@ -74,9 +75,11 @@ def unreachable(problem: AnyProblem, promises: Promises | None = None) -> list[s
     """Why no real group produces `problem` (empty: it is reachable)."""
     if isinstance(problem, StreamsProblem):
         reasons = [] if problem.clients else [NO_CLIENTS]
-        return reasons + (streams_unreal(problem) if promises is not None and promises.claims == "real" else [])
+        if promises is not None and (promises.claims == "real" or promises.group_type == "streams"):
+            reasons += streams_unreal(problem, promises.group_type)
+        return reasons
     if promises is not None:  # judged as the target meets it
-        problem = coordinator_form(problem, promises.group_type)
+        problem = coordinator_form(problem, promises.consumer_group_type)
     found = features(problem)
     reasons = [why for feature, why in UNREACHABLE.items() if feature in found]
     if promises is not None and promises.claims == "real":

@@ -108,7 +108,11 @@ def coordinator_unreal(problem: Problem) -> list[str]:
 # What a Streams task assignor's clients cannot claim, whichever API drives it: KIP-924's ApplicationState is built
 # by Streams' leader from each client's subscription (ClientState.initializePrevTasks: sets of task ids, a task active
 # when its partitions are owned or its offset sum is LATEST_OFFSET, standby otherwise), and a KIP-1071 streams group's
-# member specs hold the coordinator's previous target assignment, in which each task is active on one member.
+# member specs hold the coordinator's previous target assignment, in which each task is active on one member. In a
+# streams group (KIP-1071) the topology never changes while the group lives (GroupMetadataManager.maybeUpdateTopology:
+# "Topology updates are not supported yet"), so no previous task is of a sub-topology it does not have; a Streams
+# leader (KIP-924) meets those after a rolling upgrade to a new topology. An index past a sub-topology's size stays
+# reachable for both: a source topic deleted and recreated with fewer partitions between two assignments.
 UNREAL_STREAMS_CLAIMS: dict[str, str] = {
     "negative_index": "a client claiming a task of a negative index (task ids come from partition numbers)",
     "repeated": "a client listing one task twice among its previous actives or standbys (they are sets)",
@@ -117,13 +121,18 @@ UNREAL_STREAMS_CLAIMS: dict[str, str] = {
     "contested_active": "a task claimed as previous active by two clients (a process that loses its membership "
                         "closes its active tasks before it rejoins; a streams group's target gives each task one "
                         "active owner)",
+    "unknown_subtopology": "a streams group member holding a task of a sub-topology the topology does not have (a "
+                           "streams group's topology never changes)",
 }
 
 
-def streams_unreal(problem: StreamsProblem) -> list[str]:
-    """Why no Streams leader or streams-group coordinator hands a task assignor these previous tasks (empty: one
-    could). Unknown sub-topologies and indices past a sub-topology's size stay reachable: the topology can change."""
+def streams_unreal(problem: StreamsProblem, group_type: str = "classic") -> list[str]:
+    """Why no Streams leader (`group_type` "classic", KIP-924) or streams-group coordinator ("streams", KIP-1071) hands
+    a task assignor these previous tasks (empty: one could)."""
     found: set[str] = set()
+    if group_type == "streams" and any(s not in problem.subtopologies for c in problem.clients
+                                       for s, _ in (*iter_pairs(c.active), *iter_pairs(c.standby))):
+        found.add("unknown_subtopology")
     active_owners: Counter[tuple[str, int]] = Counter()
     for c in problem.clients:
         actives = list(iter_pairs(c.active))
@@ -163,8 +172,8 @@ def protocol_form(problem: Problem | StreamsProblem, promises: Promises) -> Prob
     supports, so an eager-only assignor sees eager groups and a cooperative-only one cooperative groups; a
     broker-side assignor sees the group as its coordinator holds it (`spec.groups.coordinator_form`)."""
     if isinstance(problem, Problem):
-        if promises.group_type != "classic":
-            return coordinator_form(problem, promises.group_type)
+        if promises.consumer_group_type != "classic":
+            return coordinator_form(problem, promises.consumer_group_type)
         if problem.protocol == "cooperative" and promises.max_rounds is None:
             return problem.with_protocol("eager")
         if problem.protocol == "eager" and not promises.eager and promises.max_rounds is not None:

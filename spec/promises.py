@@ -17,6 +17,8 @@ BALANCES: tuple[str, ...] = ("none", "per-topic", "local", "perfect", "uniform",
 STICKINESS: tuple[str, ...] = ("none", "max_retained")
 CLAIMS: tuple[str, ...] = ("any", "real")
 TaskBalance: TypeAlias = Literal["none", "ceiling", "capacity"]
+ServedGroup: TypeAlias = Literal["classic", "consumer", "share", "streams"]
+SERVED_GROUPS: tuple[str, ...] = (*GROUP_TYPES, "streams")
 TASK_BALANCES: tuple[str, ...] = ("none", "ceiling", "capacity")
 _FLAGS = ("fixpoint", "per_topic_spread", "racks", "equal_subscriptions_only", "order_independent", "eager",
           "active_stickiness", "subtopology_mix")
@@ -61,7 +63,7 @@ class TimeAt:
         return f"{self.size}:{short if float(short) == self.seconds else repr(self.seconds)}"
 
 
-_CHOICES = {"balance": BALANCES, "stickiness": STICKINESS, "group_type": GROUP_TYPES, "claims": CLAIMS,
+_CHOICES = {"balance": BALANCES, "stickiness": STICKINESS, "group_type": SERVED_GROUPS, "claims": CLAIMS,
             "task_balance": TASK_BALANCES}
 
 
@@ -132,7 +134,9 @@ class Promises:
       subtopology_mix: the previous actives a client keeps are, sub-topology by sub-topology, as close to the
       global mix as any choice of as many of its valid previous actives (KAFKA-7203's step 4).
     - group_type: the group type the assignor serves (`spec.groups`): "classic" (a client-side assignor),
-      "consumer" (KIP-848) or "share" (KIP-932): a broker-side one meets every problem as its coordinator holds it.
+      "consumer" (KIP-848) or "share" (KIP-932): a broker-side one meets every problem as its coordinator holds it;
+      "streams" (KIP-1071): a streams group's coordinator runs the task assignor, and its topology never changes
+      under a live group (`spec.groups.streams_unreal`).
     - max_time, max_growth: enforced by the gate's scale stage (`run.scale`): at most so many CPU seconds per
       call at a named size (`TimeAt`), and CPU time per call growing at most as (members + partitions)^exponent
       on the scale ladder. H7's per-call budget applies there too.
@@ -152,7 +156,7 @@ class Promises:
     task_balance: TaskBalance = "none"
     active_stickiness: bool = False
     subtopology_mix: bool = False
-    group_type: GroupType = "classic"
+    group_type: ServedGroup = "classic"
     max_time: TimeAt | None = None
     max_growth: float | None = None
 
@@ -173,6 +177,12 @@ class Promises:
             else:
                 values[key] = _parse_value(key, value)
         return cls(**values)
+
+    @property
+    def consumer_group_type(self) -> GroupType:
+        """The group type a consumer problem takes for this target (`spec.groups.coordinator_form`): its own, or
+        "classic" for a Streams task assignor (it never meets consumer problems)."""
+        return "classic" if self.group_type == "streams" else self.group_type
 
     def to_text(self) -> str:
         """The canonical `--promises` text of these promises (only what differs from the defaults), so that
@@ -225,4 +235,5 @@ SPEC_PROMISES: dict[str, Promises] = {
     "streams-sticky": Promises(exact="streams", task_balance="capacity", active_stickiness=True, subtopology_mix=True),
 }
 
-__all__ = ["Assignor", "BALANCES", "Promises", "SPEC_PROMISES", "TASK_BALANCES", "TimeAt", "problem_kind"]
+__all__ = ["Assignor", "BALANCES", "Promises", "SERVED_GROUPS", "SPEC_PROMISES", "TASK_BALANCES", "TimeAt",
+           "problem_kind"]

@@ -145,7 +145,8 @@ def test_the_streams_group_assignor_of_both_api_packages(coordinates):
     try:
         assert (target.ready["api"], target.ready["kip"], target.ready["name"]) == ("streams", "1071", "sticky")
         assert target.ready["kafka"] == coordinates[0].rsplit(":", 1)[1] and problem_kind(target) == "streams"
-        assert target.promises == Promises(task_balance="ceiling", claims="real")  # KIP-1071's per-member quota
+        # KIP-1071's per-member quota, in a streams group (its topology never changes: docs/SPEC.md §7.4)
+        assert target.promises == Promises(task_balance="ceiling", claims="real", group_type="streams")
         out, report = check_assignor(target, PROBLEM, budget_s=None)
         assert out is not None and not {v.invariant for v in report.violations} & HARD, report.violations
         actives = sorted((st, i) for tasks in out.by_member.values() for st, i in _pairs(tasks))

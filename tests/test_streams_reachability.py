@@ -35,6 +35,10 @@ def test_what_no_streams_leader_or_coordinator_builds():
     spread = StreamsProblem(TASKS, (Client("a", 1, {"s": [0]}, {"s": [1]}),
                                     Client("b", 1, {"gone": [0]}, {"s": [0, 1]})))
     assert streams_unreal(spread) == []
+    # ... but in a streams group (KIP-1071) the topology never changes: a task of a sub-topology it lacks is not real
+    assert streams_unreal(spread, "streams") == [UNREAL_STREAMS_CLAIMS["unknown_subtopology"]]
+    past = StreamsProblem(TASKS, (Client("a", 1, {"s": [7]}, {"s": [9]}),))  # a source topic recreated smaller
+    assert streams_unreal(past, "streams") == []
 
 
 def test_the_rule_applies_to_targets_whose_claims_are_real():
@@ -43,6 +47,9 @@ def test_the_rule_applies_to_targets_whose_claims_are_real():
     assert unreachable(REACHABLE, REAL) == []
     assert unreachable(StreamsProblem(TASKS, ()), Promises()) == [NO_CLIENTS]  # the leader is a client
     assert all(p.claims == "real" for p in STREAMS_PROMISES.values())
+    lost = StreamsProblem(TASKS, (Client("a", 1, {"gone": [0]}),))
+    assert unreachable(lost, REAL) == []  # a Streams leader after a rolling upgrade to a new topology
+    assert unreachable(lost, Promises(group_type="streams")) == [UNREAL_STREAMS_CLAIMS["unknown_subtopology"]]
 
 
 def _finding(tmp_path, spec, problem):

@@ -84,7 +84,7 @@ STREAMS_PROMISES: dict[str, Promises] = {
     # KIP-1071's "sticky": StickyTaskAssignorFuzzTest asserts only that no member (stream thread) goes above
     # ceil(tasks / members) actives, and grades stickiness as a fraction kept, never a requirement.
     "org.apache.kafka.coordinator.group.streams.assignor.StickyTaskAssignor":
-        Promises(task_balance="ceiling", claims="real"),
+        Promises(task_balance="ceiling", claims="real", group_type="streams"),
 }
 # SimpleAssignor: 4.0 and 4.1 document "each member all partitions of the subscribed topics"; 4.2 (KIP-932 ready for
 # production) documents counts at most one apart, balance above stickiness.
@@ -128,7 +128,11 @@ class JavaTarget(CommandTarget):
     def _own_promises(self) -> Promises:
         api = self.ready.get("api", "classic")
         if api == "streams":
-            return STREAMS_PROMISES.get(self.class_name) or Promises(claims="real")
+            own = STREAMS_PROMISES.get(self.class_name)
+            if own is not None:
+                return own
+            # a streams group coordinator's (KIP-1071), or a Streams leader's (KIP-924)
+            return Promises(claims="real", group_type="streams" if self.ready.get("kip") == "1071" else "classic")
         if api in ("consumer", "share"):
             return kafka4_promises(self.class_name, str(self.ready.get("kafka", "")), api)
         if "EAGER" not in self.ready.get("protocols", ["EAGER"]):
