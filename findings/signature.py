@@ -10,10 +10,10 @@ cause, so an NPE and an IllegalStateException never shrink into one crash.
 (its leader is always one of them), a topic with no partitions (Kafka's consumer skips a topic without
 partitions before calling the assignor), and, for a target whose promises say `claims=real`, claims no previous
 assignment could have produced. For a Streams task problem: no clients (the leader is one; KIP-1071's assignor
-throws for an empty group), and, with `claims=real` or `group_type=streams`, previous tasks neither Streams' leader
-nor a streams-group coordinator hands a task assignor (`spec.groups.streams_unreal`). They are generated and checked,
-but findings on them are reported apart, never fail the gate, and a reachable problem is never minimized into an
-unreachable one.
+throws for an empty group), a sub-topology with no tasks, and, with `claims=real` or `group_type=streams`, previous
+tasks neither Streams' leader nor a streams-group coordinator hands a task assignor (`spec.groups.streams_unreal`).
+They are generated and checked, but findings on them are reported apart, never fail the gate, and a reachable
+problem is never minimized into an unreachable one.
 """
 
 from __future__ import annotations
@@ -34,7 +34,12 @@ UNREACHABLE: dict[str, str] = {
     "no_members": "a group with no members (the group leader is always a member)",
     "empty_topic": "a topic with no partitions (Kafka's consumer skips it before the assignor runs)",
 }
-NO_CLIENTS = "a Streams application with no clients (the leader is always one of them)"
+# ... and no Streams application, whoever assigns its tasks.
+UNREACHABLE_STREAMS: dict[str, str] = {
+    "no_clients": "a Streams application with no clients (the leader is always one of them)",
+    "empty_subtopology": "a sub-topology with no tasks (its source topics have partitions: Streams' leader stops at a "
+                         "missing source topic, and a streams group's topology is not ready without it)",
+}
 # With `claims=real`: what a member's previous assignment can never contain.
 UNREAL_CLAIMS: dict[str, str] = {
     "negative_index": "a claim of a negative partition index",
@@ -74,7 +79,9 @@ def signature_id(signature_text: str) -> str:
 def unreachable(problem: AnyProblem, promises: Promises | None = None) -> list[str]:
     """Why no real group produces `problem` (empty: it is reachable)."""
     if isinstance(problem, StreamsProblem):
-        reasons = [] if problem.clients else [NO_CLIENTS]
+        found = {"no_clients"} if not problem.clients else set()
+        found |= {"empty_subtopology"} if 0 in problem.subtopologies.values() else set()
+        reasons = [why for feature, why in UNREACHABLE_STREAMS.items() if feature in found]
         if promises is not None and (promises.claims == "real" or promises.group_type == "streams"):
             reasons += streams_unreal(problem, promises.group_type)
         return reasons

@@ -7,9 +7,9 @@ from __future__ import annotations
 from assigncheck.ci.context import PROFILES, Context
 from assigncheck.ci.results import Finding
 from assigncheck.ci.verdicts import confirm
-from assigncheck.findings.minimize import minimize
+from assigncheck.findings.minimize import candidates, minimize
 from assigncheck.findings.reproducers import Reproducers
-from assigncheck.findings.signature import NO_CLIENTS, keeps_its_shape, unreachable
+from assigncheck.findings.signature import UNREACHABLE_STREAMS, keeps_its_shape, unreachable
 from assigncheck.impl.registry import load
 from assigncheck.impl.targets.java import STREAMS_PROMISES
 from assigncheck.spec.check import check_assignment
@@ -45,7 +45,9 @@ def test_the_rule_applies_to_targets_whose_claims_are_real():
     assert unreachable(CONTESTED, REAL) == [UNREAL_STREAMS_CLAIMS["contested_active"]]
     assert unreachable(CONTESTED, Promises()) == [] and unreachable(CONTESTED) == []
     assert unreachable(REACHABLE, REAL) == []
-    assert unreachable(StreamsProblem(TASKS, ()), Promises()) == [NO_CLIENTS]  # the leader is a client
+    assert unreachable(StreamsProblem(TASKS, ()), Promises()) == [UNREACHABLE_STREAMS["no_clients"]]  # the leader
+    empty = StreamsProblem({"s": 3, "t": 0}, REACHABLE.clients)
+    assert unreachable(empty, Promises()) == [UNREACHABLE_STREAMS["empty_subtopology"]]
     assert all(p.claims == "real" for p in STREAMS_PROMISES.values())
     lost = StreamsProblem(TASKS, (Client("a", 1, {"gone": [0]}),))
     assert unreachable(lost, REAL) == []  # a Streams leader after a rolling upgrade to a new topology
@@ -78,7 +80,7 @@ def test_a_finding_on_contested_actives_is_unreachable_and_a_reachable_one_confi
 
 def test_minimizing_keeps_a_reachable_streams_problem_reachable():
     target = load("tests.fixtures.streams_targets:ForgetsPrevious")
-    bigger = StreamsProblem({"s": 4, "t": 2}, (*REACHABLE.clients, Client("d", 2, None, {"t": [0]})))
+    bigger = StreamsProblem({"s": 4, "u": 2}, (*REACHABLE.clients, Client("d", 2, None, {"u": [0]})))
     keeps = keeps_its_shape(bigger, target.promises)
     assert not keeps(StreamsProblem(bigger.subtopologies, ()))  # no clients
     assert not keeps(CONTESTED) and keeps(REACHABLE)
@@ -91,3 +93,7 @@ def test_minimizing_keeps_a_reachable_streams_problem_reachable():
     small = minimize(bigger, lambda p: keeps(p) and fails(p), seconds=20.0)
     assert small.clients and fails(small) and unreachable(small, target.promises) == []
     assert len(small.clients) + small.task_count < len(bigger.clients) + bigger.task_count
+    # the search proposes a sub-topology cut down to no tasks, which no application has: the guard turns it down
+    zeroed = [p for p in candidates(bigger) if 0 in p.subtopologies.values()]
+    assert zeroed and not any(keeps(p) for p in zeroed)
+    assert all(unreachable(p, target.promises) == [UNREACHABLE_STREAMS["empty_subtopology"]] for p in zeroed)
