@@ -79,9 +79,8 @@ def signature_id(signature_text: str) -> str:
 def unreachable(problem: AnyProblem, promises: Promises | None = None) -> list[str]:
     """Why no real group produces `problem` (empty: it is reachable)."""
     if isinstance(problem, StreamsProblem):
-        found = {"no_clients"} if not problem.clients else set()
-        found |= {"empty_subtopology"} if 0 in problem.subtopologies.values() else set()
-        reasons = [why for feature, why in UNREACHABLE_STREAMS.items() if feature in found]
+        shape = {"no_clients": not problem.clients, "empty_subtopology": 0 in problem.subtopologies.values()}
+        reasons = [why for feature, why in UNREACHABLE_STREAMS.items() if shape[feature]]
         if promises is not None and (promises.claims == "real" or promises.group_type == "streams"):
             reasons += streams_unreal(problem, promises.group_type)
         return reasons
