@@ -128,7 +128,7 @@ class Reproducers:
         `judge` gives the violations the target shows on a problem (the stage's own check)."""
         assert self.target is not None, "minimizing needs the target"
         if isinstance(problem, Problem):  # minimized and written as the target meets it
-            problem = coordinator_form(problem, self.target.promises.group_type)
+            problem = coordinator_form(problem, self.target.promises.consumer_group_type)
         raw_signature = signature(violation, problem)
         raw_path = self.path(violation.invariant, raw_signature)
         if raw_path.exists():

@@ -9,8 +9,11 @@ cause, so an NPE and an IllegalStateException never shrink into one crash.
 *Unreachable* problems are well-formed (docs/SPEC.md §1.3) but cannot come from a real broker: a group with no members
 (its leader is always one of them), a topic with no partitions (Kafka's consumer skips a topic without
 partitions before calling the assignor), and, for a target whose promises say `claims=real`, claims no previous
-assignment could have produced. They are generated and checked, but findings on them are reported apart, never
-fail the gate, and a reachable problem is never minimized into an unreachable one.
+assignment could have produced. For a Streams task problem: no clients (the leader is one; KIP-1071's assignor
+throws for an empty group), a sub-topology with no tasks, and, with `claims=real` or `group_type=streams`, previous
+tasks neither Streams' leader nor a streams-group coordinator hands a task assignor (`spec.groups.streams_unreal`).
+They are generated and checked, but findings on them are reported apart, never fail the gate, and a reachable
+problem is never minimized into an unreachable one.
 """
 
 from __future__ import annotations
@@ -19,8 +22,8 @@ import hashlib
 from collections.abc import Callable
 
 from assigncheck.spec.features import JUNK_KINDS, features
-from assigncheck.spec.groups import coordinator_form, coordinator_unreal
-from assigncheck.spec.model import AnyProblem, Problem
+from assigncheck.spec.groups import coordinator_form, coordinator_unreal, streams_unreal
+from assigncheck.spec.model import AnyProblem, Problem, StreamsProblem
 from assigncheck.spec.promises import Promises
 from assigncheck.spec.violations import Violation
 
@@ -30,6 +33,12 @@ _NEUTRAL = frozenset({"unknown_generation", "equal_subscriptions"})
 UNREACHABLE: dict[str, str] = {
     "no_members": "a group with no members (the group leader is always a member)",
     "empty_topic": "a topic with no partitions (Kafka's consumer skips it before the assignor runs)",
+}
+# ... and no Streams application, whoever assigns its tasks.
+UNREACHABLE_STREAMS: dict[str, str] = {
+    "no_clients": "a Streams application with no clients (the leader is always one of them)",
+    "empty_subtopology": "a sub-topology with no tasks (its source topics have partitions: Streams' leader stops at a "
+                         "missing source topic, and a streams group's topology is not ready without it)",
 }
 # With `claims=real`: what a member's previous assignment can never contain.
 UNREAL_CLAIMS: dict[str, str] = {
@@ -69,10 +78,14 @@ def signature_id(signature_text: str) -> str:
 
 def unreachable(problem: AnyProblem, promises: Promises | None = None) -> list[str]:
     """Why no real group produces `problem` (empty: it is reachable)."""
-    if not isinstance(problem, Problem):
-        return []
+    if isinstance(problem, StreamsProblem):
+        shape = {"no_clients": not problem.clients, "empty_subtopology": 0 in problem.subtopologies.values()}
+        reasons = [why for feature, why in UNREACHABLE_STREAMS.items() if shape[feature]]
+        if promises is not None and (promises.claims == "real" or promises.group_type == "streams"):
+            reasons += streams_unreal(problem, promises.group_type)
+        return reasons
     if promises is not None:  # judged as the target meets it
-        problem = coordinator_form(problem, promises.group_type)
+        problem = coordinator_form(problem, promises.consumer_group_type)
     found = features(problem)
     reasons = [why for feature, why in UNREACHABLE.items() if feature in found]
     if promises is not None and promises.claims == "real":

@@ -216,7 +216,7 @@ class StreamsStickyAssignor:
 
     name = "streams-sticky"
     problem_kind = "streams"  # it assigns StreamsProblem tasks, not consumer groups
-    promises = Promises(exact="streams", order_independent=True)
+    promises = Promises(exact="streams", task_balance="capacity", active_stickiness=True, subtopology_mix=True)
 
     def assign(self, problem: AnyProblem) -> Assignment:
         return assign_streams(require_streams_problem(problem, self.name))

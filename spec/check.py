@@ -126,7 +126,7 @@ def check_assignment(
     if isinstance(problem, StreamsProblem):
         from assigncheck.spec.streams_checks import check_streams
 
-        return check_streams(problem, assignment, measure)
+        return check_streams(problem, assignment, promises, measure)
     c = checks or checks_for(problem, assignment)
     promises = promises or Promises()
     use_oracle = oracle_affordable(problem) if oracle is None else oracle

@@ -11,7 +11,8 @@ It can hold partitions of topics a member no longer subscribes to, and of delete
 
 `coordinator_form` turns a classic problem (what every generator makes) into the group a coordinator of that type
 would hold, so that every stage checks a broker-side target on groups it can meet. `coordinator_unreal` says why a
-problem already of that type could not come from a coordinator.
+problem already of that type could not come from a coordinator; `streams_unreal` the same for a Streams task
+problem, as Streams' leader (KIP-924) or a streams-group coordinator (KIP-1071) builds it.
 """
 
 from __future__ import annotations
@@ -20,7 +21,15 @@ import dataclasses
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from assigncheck.spec.model import UNKNOWN_GENERATION, Assignment, GroupType, Problem, StreamsProblem, partitions_of
+from assigncheck.spec.model import (
+    UNKNOWN_GENERATION,
+    Assignment,
+    GroupType,
+    Problem,
+    StreamsProblem,
+    iter_pairs,
+    partitions_of,
+)
 from assigncheck.spec.violations import Violation
 
 if TYPE_CHECKING:
@@ -96,6 +105,50 @@ def coordinator_unreal(problem: Problem) -> list[str]:
     return [why for feature, why in UNREAL_TARGET.items() if feature in found]
 
 
+# What a Streams task assignor's clients cannot claim, whichever API drives it: KIP-924's ApplicationState is built
+# by Streams' leader from each client's subscription (ClientState.initializePrevTasks: sets of task ids, a task active
+# when its partitions are owned or its offset sum is LATEST_OFFSET, standby otherwise), and a KIP-1071 streams group's
+# member specs hold the coordinator's previous target assignment, in which each task is active on one member. In a
+# streams group (KIP-1071) the topology never changes while the group lives (GroupMetadataManager.maybeUpdateTopology:
+# "Topology updates are not supported yet"), so no previous task is of a sub-topology it does not have; a Streams
+# leader (KIP-924) meets those after a rolling upgrade to a new topology. An index past a sub-topology's size stays
+# reachable for both: a source topic deleted and recreated with fewer partitions between two assignments.
+UNREAL_STREAMS_CLAIMS: dict[str, str] = {
+    "negative_index": "a client claiming a task of a negative index (task ids come from partition numbers)",
+    "repeated": "a client listing one task twice among its previous actives or standbys (they are sets)",
+    "active_and_standby": "a client claiming one task both as previous active and as previous standby (each task of "
+                          "a client's subscription is one or the other)",
+    "contested_active": "a task claimed as previous active by two clients (a process that loses its membership "
+                        "closes its active tasks before it rejoins; a streams group's target gives each task one "
+                        "active owner)",
+    "unknown_subtopology": "a streams group member holding a task of a sub-topology the topology does not have (a "
+                           "streams group's topology never changes)",
+}
+
+
+def streams_unreal(problem: StreamsProblem, group_type: str = "classic") -> list[str]:
+    """Why no Streams leader (`group_type` "classic", KIP-924) or streams-group coordinator ("streams", KIP-1071) hands
+    a task assignor these previous tasks (empty: one could)."""
+    found: set[str] = set()
+    if group_type == "streams" and any(s not in problem.subtopologies for c in problem.clients
+                                       for s, _ in (*iter_pairs(c.active), *iter_pairs(c.standby))):
+        found.add("unknown_subtopology")
+    active_owners: Counter[tuple[str, int]] = Counter()
+    for c in problem.clients:
+        actives = list(iter_pairs(c.active))
+        standbys = list(iter_pairs(c.standby))
+        if any(i < 0 for _, i in actives + standbys):
+            found.add("negative_index")
+        if len(set(actives)) < len(actives) or len(set(standbys)) < len(standbys):
+            found.add("repeated")
+        if set(actives) & set(standbys):
+            found.add("active_and_standby")
+        active_owners.update(set(actives))
+    if any(n > 1 for n in active_owners.values()):
+        found.add("contested_active")
+    return [why for feature, why in UNREAL_STREAMS_CLAIMS.items() if feature in found]
+
+
 def share_h4(problem: Problem, assignment: Assignment) -> list[Violation]:
     """H4 in a share group, where a partition may have several owners: no member holds one partition twice."""
     texts, members = [], []
@@ -119,12 +172,13 @@ def protocol_form(problem: Problem | StreamsProblem, promises: Promises) -> Prob
     supports, so an eager-only assignor sees eager groups and a cooperative-only one cooperative groups; a
     broker-side assignor sees the group as its coordinator holds it (`spec.groups.coordinator_form`)."""
     if isinstance(problem, Problem):
-        if promises.group_type != "classic":
-            return coordinator_form(problem, promises.group_type)
+        if promises.consumer_group_type != "classic":
+            return coordinator_form(problem, promises.consumer_group_type)
         if problem.protocol == "cooperative" and promises.max_rounds is None:
             return problem.with_protocol("eager")
         if problem.protocol == "eager" and not promises.eager and promises.max_rounds is not None:
             return problem.with_protocol("cooperative")
     return problem
 
-__all__ = ["UNREAL_TARGET", "coordinator_form", "coordinator_unreal", "protocol_form", "share_h4"]
+__all__ = ["UNREAL_STREAMS_CLAIMS", "UNREAL_TARGET", "coordinator_form", "coordinator_unreal", "protocol_form",
+           "share_h4", "streams_unreal"]

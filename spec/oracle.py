@@ -22,6 +22,7 @@ or `VECTORIZED` (this module's numpy network); `tests/test_small_oracle.py` hold
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -368,4 +369,22 @@ def optimal_assignment(problem: Problem) -> Assignment:
                 by_member[net.members[m]][topic] = mine
     return Assignment.of(by_member)
 
-__all__ = ["max_retained", "min_mismatches", "optimal_assignment", "optimal_sum_squares"]
+def least_mix_cost(previous: dict[str, int], keep: int, sizes: dict[str, int]) -> int:
+    """The least `spec.streams_checks.mix_cost` of keeping `keep` of a Streams client's previous actives (`previous`:
+    how many of each sub-topology), by trying every split: exponential, for small problems, the oracle that
+    `spec.reference.streams.kept_mix`'s greedy choice (what `streams.mix` compares with) is held to."""
+    # here: the Streams checks import spec.check, which imports this module
+    from assigncheck.spec.streams_checks import mix_cost
+
+    names = sorted(previous)
+    best: int | None = None
+    for split in itertools.product(*(range(previous[s] + 1) for s in names)):
+        if sum(split) == keep:
+            cost = mix_cost(dict(zip(names, split)), keep, sizes)
+            best = cost if best is None else min(best, cost)
+    if best is None:
+        raise ValueError(f"cannot keep {keep} of {sum(previous.values())} previous actives")
+    return best
+
+
+__all__ = ["least_mix_cost", "max_retained", "min_mismatches", "optimal_assignment", "optimal_sum_squares"]

@@ -16,7 +16,12 @@ Stickiness: TypeAlias = Literal["none", "max_retained"]
 BALANCES: tuple[str, ...] = ("none", "per-topic", "local", "perfect", "uniform", "optimal")
 STICKINESS: tuple[str, ...] = ("none", "max_retained")
 CLAIMS: tuple[str, ...] = ("any", "real")
-_FLAGS = ("fixpoint", "per_topic_spread", "racks", "equal_subscriptions_only", "order_independent", "eager")
+TaskBalance: TypeAlias = Literal["none", "ceiling", "capacity"]
+ServedGroup: TypeAlias = Literal["classic", "consumer", "share", "streams"]
+SERVED_GROUPS: tuple[str, ...] = (*GROUP_TYPES, "streams")
+TASK_BALANCES: tuple[str, ...] = ("none", "ceiling", "capacity")
+_FLAGS = ("fixpoint", "per_topic_spread", "racks", "equal_subscriptions_only", "order_independent", "eager",
+          "active_stickiness", "subtopology_mix")
 _TIME_AT = re.compile(r"(\d+)x(\d+)(?:/(\d+))?:(\d+(?:\.\d*)?|\.\d+)s?")
 MAX_GROWTH = 10.0  # an exponent above this promises nothing a ladder of doubling rungs can tell apart
 
@@ -58,7 +63,8 @@ class TimeAt:
         return f"{self.size}:{short if float(short) == self.seconds else repr(self.seconds)}"
 
 
-_CHOICES = {"balance": BALANCES, "stickiness": STICKINESS, "group_type": GROUP_TYPES, "claims": CLAIMS}
+_CHOICES = {"balance": BALANCES, "stickiness": STICKINESS, "group_type": SERVED_GROUPS, "claims": CLAIMS,
+            "task_balance": TASK_BALANCES}
 
 
 def _parse_value(key: str, value: str) -> object:
@@ -116,10 +122,21 @@ class Promises:
     - eager: the assignor also speaks the eager protocol; a cooperative-only one (eager=False) makes
       every group it leads cooperative, so it is checked on the cooperative form of every problem.
     - claims: "any" (every well-formed problem, docs/SPEC.md §1.3) or "real": the assignor assumes each member's
-      claims are what a previous assignment gave it (no repeats, no negative indices); problems with other
-      claims are still run, and their findings reported apart as unreachable for it (`findings.signature`).
+      claims are what a previous assignment gave it (no repeats, no negative indices; for a Streams task assignor
+      `spec.groups.streams_unreal`: no task claimed active by two clients, none claimed both active and standby by
+      one); problems with other claims are still run, and their findings reported apart as unreachable for it
+      (`findings.signature`).
+    - task_balance, active_stickiness, subtopology_mix: a Streams task assignor's (docs/SPEC.md §7.4, checked by
+      `spec.streams_checks` under `streams.balance`, `streams.sticky`, `streams.mix`). task_balance "capacity": the
+      tasks/capacity of any two clients at most 1 apart; "ceiling": no client above capacity * ceil(tasks /
+      total capacity), i.e. no stream thread above its even share rounded up (KIP-1071's per-member quota).
+      active_stickiness: each client keeps min(|its valid previous actives|, its task count) of them.
+      subtopology_mix: the previous actives a client keeps are, sub-topology by sub-topology, as close to the
+      global mix as any choice of as many of its valid previous actives (KAFKA-7203's step 4).
     - group_type: the group type the assignor serves (`spec.groups`): "classic" (a client-side assignor),
-      "consumer" (KIP-848) or "share" (KIP-932): a broker-side one meets every problem as its coordinator holds it.
+      "consumer" (KIP-848) or "share" (KIP-932): a broker-side one meets every problem as its coordinator holds it;
+      "streams" (KIP-1071): a streams group's coordinator runs the task assignor, and its topology never changes
+      under a live group (`spec.groups.streams_unreal`).
     - max_time, max_growth: enforced by the gate's scale stage (`run.scale`): at most so many CPU seconds per
       call at a named size (`TimeAt`), and CPU time per call growing at most as (members + partitions)^exponent
       on the scale ladder. H7's per-call budget applies there too.
@@ -136,7 +153,10 @@ class Promises:
     max_rounds: int | None = None
     eager: bool = True
     claims: Literal["any", "real"] = "any"
-    group_type: GroupType = "classic"
+    task_balance: TaskBalance = "none"
+    active_stickiness: bool = False
+    subtopology_mix: bool = False
+    group_type: ServedGroup = "classic"
     max_time: TimeAt | None = None
     max_growth: float | None = None
 
@@ -157,6 +177,12 @@ class Promises:
             else:
                 values[key] = _parse_value(key, value)
         return cls(**values)
+
+    @property
+    def consumer_group_type(self) -> GroupType:
+        """The group type a consumer problem takes for this target (`spec.groups.coordinator_form`): its own, or
+        "classic" for a Streams task assignor (it never meets consumer problems)."""
+        return "classic" if self.group_type == "streams" else self.group_type
 
     def to_text(self) -> str:
         """The canonical `--promises` text of these promises (only what differs from the defaults), so that
@@ -206,7 +232,8 @@ SPEC_PROMISES: dict[str, Promises] = {
     "cooperative-sticky": Promises(balance="optimal", stickiness="max_retained", fixpoint=True, per_topic_spread=True,
                                    racks=True, max_rounds=2),
     "lag": Promises(balance="per-topic", exact="lag"),
-    "streams-sticky": Promises(exact="streams"),
+    "streams-sticky": Promises(exact="streams", task_balance="capacity", active_stickiness=True, subtopology_mix=True),
 }
 
-__all__ = ["Assignor", "BALANCES", "Promises", "SPEC_PROMISES", "TimeAt", "problem_kind"]
+__all__ = ["Assignor", "BALANCES", "Promises", "SERVED_GROUPS", "SPEC_PROMISES", "TASK_BALANCES", "TimeAt",
+           "problem_kind"]

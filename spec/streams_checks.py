@@ -1,12 +1,9 @@
 """Checks of a Streams task assignment (docs/SPEC.md §7.4).
 
-Violations (each names the clients and tasks involved, at most `CAP` of each):
+Invariants, on every Streams target (each names the clients and tasks involved, at most `CAP` of each):
 - `streams.clients`: the output names a client that is not in the problem, or leaves one out.
 - `streams.active_once`: every task active exactly once: no unknown task (sub-topology or index),
   none listed twice, none missing.
-- `streams.balance`: max - min of tasks / capacity <= 1 (Kafka's `assertBalancedActiveAssignment`).
-- `streams.sticky`: a valid previous active (known task, claimed active by that client alone) is kept
-  while its client is within quota: each client keeps min(|valid previous actives|, its task count).
 - `streams.standby_replicas`: every standby is of a known task, and no task has more than
   `num_standby_replicas` standbys (KIP-1071's test helper: "at most numStandbyReplicas").
 - `streams.standby_apart`: no client holds two copies of a task: a standby on the client running it as active,
@@ -14,22 +11,34 @@ Violations (each names the clients and tasks involved, at most `CAP` of each):
 - `streams.standby_stateful`: no standby of a stateless task (a sub-topology without a state store has
   nothing to replicate).
 
+Promises, checked only when the target makes them (`Promises.task_balance`, `active_stickiness`, `subtopology_mix`):
+- `streams.balance`: "capacity": max - min of tasks / capacity <= 1 (Kafka's `assertBalancedActiveAssignment`);
+  "ceiling": no client above capacity * ceil(T / K) tasks (T tasks, K = Σ capacity: KIP-1071's per-member quota).
+- `streams.sticky`: a valid previous active (known task, claimed active by that client alone) is kept
+  while its client is within quota: each client keeps min(|valid previous actives|, its task count).
+- `streams.mix`: the valid previous actives a client keeps (k of them) are as close to the global mix as any k of
+  its valid previous actives could be: Σ_s (kept_s - k * n_s / T)² is the least over kept'_s <= previous_s with
+  Σ_s kept'_s = k (KAFKA-7203's step 4: give up tasks "so that the remaining distribution is closer" to the
+  sub-topologies' sizes; `spec.reference.streams.kept_mix` reaches that least, `spec.oracle.least_mix_cost` checks it).
+
 Quality (reported, never enforced): `load_spread` (max - min tasks/capacity), `kept_actives`,
 `valid_previous_actives`, and the sub-topology mix deviation. A client with `n_c` tasks "should" hold
 `n_c * n_s / T` of sub-topology s (T tasks in all); its deviation is half the L1 distance,
 `½ Σ_s |held_s - n_c * n_s / T|`: the share of its tasks that would have to change sub-topology to
 follow the global mix exactly. `mix_deviation_max` is the largest over clients, `mix_deviation_total`
-the sum.
+the sum. The whole mix is not promised: which tasks are left to hand out depends on what every client kept.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from fractions import Fraction
 
 from assigncheck.spec.check import Quality, Report
 from assigncheck.spec.invariants import CAP, and_more
 from assigncheck.spec.model import Assignment, StreamsProblem, iter_pairs
-from assigncheck.spec.reference.streams import valid_previous_actives
+from assigncheck.spec.promises import Promises
+from assigncheck.spec.reference.streams import kept_mix, valid_previous_actives
 from assigncheck.spec.violations import Violation
 
 Task = tuple[str, int]
@@ -84,6 +93,22 @@ def _loads(problem: StreamsProblem, assignment: Assignment) -> dict[str, Fractio
     return {c.client_id: Fraction(assignment.count(c.client_id), c.capacity) for c in problem.clients}
 
 
+def _ceiling(problem: StreamsProblem, assignment: Assignment) -> list[Violation]:
+    if not problem.clients:
+        return []
+    share = -(-problem.task_count // problem.total_capacity)  # ceil(T / K): one stream thread's even share
+    over = sorted(c.client_id for c in problem.clients if assignment.count(c.client_id) > c.capacity * share)
+    if not over:
+        return []
+    c = next(c for c in problem.clients if c.client_id == over[0])
+    return [_violation(
+        "streams.balance",
+        f"{c.client_id} holds {assignment.count(c.client_id)} tasks with capacity {c.capacity}, above "
+        f"capacity * ceil({problem.task_count} / {problem.total_capacity}) = {c.capacity * share}",
+        over, [],
+    )]
+
+
 def _balance(problem: StreamsProblem, assignment: Assignment) -> list[Violation]:
     loads = _loads(problem, assignment)
     if not loads:
@@ -119,6 +144,46 @@ def _sticky(problem: StreamsProblem, assignment: Assignment) -> tuple[list[Viola
                 [c.client_id], lost,
             ))
     return out, kept_total, valid_total
+
+
+def mix_cost(kept: dict[str, int], keep: int, sizes: dict[str, int]) -> int:
+    """T² Σ_s (kept_s - keep * n_s / T)²: how far `keep` kept tasks, `kept` of each sub-topology, are from the mix."""
+    total = sum(sizes.values())
+    return sum((kept.get(s, 0) * total - keep * n) ** 2 for s, n in sizes.items())
+
+
+def _mix(problem: StreamsProblem, assignment: Assignment) -> list[Violation]:
+    sizes = dict(problem.subtopologies)
+    out = []
+    for c, previous in valid_previous_actives(problem).items():
+        kept_tasks = previous & set(iter_pairs(assignment.get(c)))
+        counts = Counter(s for s, _ in previous)
+        kept = {s: 0 for s in counts} | Counter(s for s, _ in kept_tasks)
+        keep = len(kept_tasks)
+        best = kept_mix(counts, keep, sizes)
+        if mix_cost(kept, keep, sizes) > mix_cost(best, keep, sizes):
+            out.append(_violation(
+                "streams.mix",
+                f"{c} keeps {dict(sorted((s, n) for s, n in kept.items() if n))} of its previous actives "
+                f"{dict(sorted(counts.items()))}; {dict(sorted((s, n) for s, n in best.items() if n))} would be "
+                f"closer to the sub-topology sizes {dict(sorted(sizes.items()))}",
+                [c], sorted(kept_tasks),
+            ))
+    return out
+
+
+def _promised(problem: StreamsProblem, assignment: Assignment, promises: Promises,
+              sticky: list[Violation]) -> list[Violation]:
+    out = []
+    if promises.task_balance == "capacity":
+        out += _balance(problem, assignment)
+    elif promises.task_balance == "ceiling":
+        out += _ceiling(problem, assignment)
+    if promises.active_stickiness:
+        out += sticky
+    if promises.subtopology_mix:
+        out += _mix(problem, assignment)
+    return out
 
 
 def _standby_holders(problem: StreamsProblem, assignment: Assignment
@@ -183,12 +248,13 @@ def mix_deviations(problem: StreamsProblem, assignment: Assignment) -> dict[str,
     return out
 
 
-def check_streams(problem: StreamsProblem, assignment: Assignment, measure: bool = True) -> Report:
-    """Every Streams invariant of docs/SPEC.md §7.4 on one output, and the quality figures (unless not `measure`: the
-    mix deviations cost more than the checks)."""
+def check_streams(problem: StreamsProblem, assignment: Assignment, promises: Promises | None = None,
+                  measure: bool = True) -> Report:
+    """Every Streams invariant of docs/SPEC.md §7.4 on one output, the Streams promises `promises` makes, and the
+    quality figures (unless not `measure`: the mix deviations cost more than the checks)."""
     sticky, kept, valid = _sticky(problem, assignment)
     violations = _client_checks(problem, assignment) + _active_once(problem, assignment)
-    violations += _balance(problem, assignment) + sticky + _standbys(problem, assignment)
+    violations += _promised(problem, assignment, promises or Promises(), sticky) + _standbys(problem, assignment)
     if not measure:
         return Report(tuple(violations), {})
     loads = _loads(problem, assignment)
@@ -202,4 +268,4 @@ def check_streams(problem: StreamsProblem, assignment: Assignment, measure: bool
     }
     return Report(tuple(violations), quality)
 
-__all__ = ["check_streams"]
+__all__ = ["check_streams", "mix_cost", "mix_deviations"]

@@ -253,4 +253,7 @@ def test_streams_problems_are_run_and_judged_by_the_streams_checks():
     assert out == ref.assign(problem)
     everything_to_a = Fn(lambda p: Assignment.of({"A": {"s0": [0, 1, 2], "s1": [0, 1]}, "B": {}}))
     _, report = check_assignor(everything_to_a, problem, promises=Promises(exact="streams"))
+    assert {v.invariant for v in report.violations} >= {"exact"}
+    assert "streams.balance" not in {v.invariant for v in report.violations}  # not promised
+    _, report = check_assignor(everything_to_a, problem, promises=Promises(exact="streams", task_balance="capacity"))
     assert {v.invariant for v in report.violations} >= {"streams.balance", "exact"}

@@ -17,7 +17,7 @@ from assigncheck.impl.targets.java import KAFKA_ERRORS
 from assigncheck.run.checks import check_assignor
 from assigncheck.spec.errors import TargetUnavailable
 from assigncheck.spec.model import Client, StreamsProblem
-from assigncheck.spec.promises import problem_kind
+from assigncheck.spec.promises import Promises, problem_kind
 from assigncheck.spec.streams_checks import check_streams
 
 STICKY = "java:org.apache.kafka.streams.processor.assignment.assignors.StickyTaskAssignor"
@@ -45,6 +45,8 @@ def test_the_bridge_finds_the_streams_api(sticky):
     assert sticky.ready == {"class": STICKY[5:], "name": "StickyTaskAssignor", "api": "streams",
                             "kafka": NEWEST[0].rsplit(":", 1)[1]}
     assert problem_kind(sticky) == "streams"
+    # what Kafka documents and asserts for it (impl.targets.java.STREAMS_PROMISES): no sub-topology mix
+    assert sticky.promises == Promises(task_balance="capacity", active_stickiness=True, claims="real")
 
 
 def test_actives_and_standbys_come_back_per_client(sticky):
@@ -120,6 +122,7 @@ def test_each_error_kafka_names_is_the_matching_streams_violation(tmp_path):
                     str(tmp_path / "FaultyTaskAssignor.java")], check=True, capture_output=True)
     target = registry.load(TargetRef("java:FaultyTaskAssignor", classpath=(str(tmp_path),), maven=NEWEST))
     try:
+        assert target.promises == Promises(claims="real")  # any class: Streams builds its input
         assert set(FAULTS) == set(KAFKA_ERRORS)
         for n, fault in enumerate(FAULTS, start=1):
             problem = StreamsProblem({"st0": n}, (Client("A", 1), Client("B", 1)),
@@ -142,6 +145,8 @@ def test_the_streams_group_assignor_of_both_api_packages(coordinates):
     try:
         assert (target.ready["api"], target.ready["kip"], target.ready["name"]) == ("streams", "1071", "sticky")
         assert target.ready["kafka"] == coordinates[0].rsplit(":", 1)[1] and problem_kind(target) == "streams"
+        # KIP-1071's per-member quota, in a streams group (its topology never changes: docs/SPEC.md §7.4)
+        assert target.promises == Promises(task_balance="ceiling", claims="real", group_type="streams")
         out, report = check_assignor(target, PROBLEM, budget_s=None)
         assert out is not None and not {v.invariant for v in report.violations} & HARD, report.violations
         actives = sorted((st, i) for tasks in out.by_member.values() for st, i in _pairs(tasks))

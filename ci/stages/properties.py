@@ -18,6 +18,9 @@ from assigncheck.run import breaker
 from assigncheck.spec.promises import Assignor, problem_kind
 
 HARD_IDS = ("H1", "H2", "H3", "H4", "H5", "H6", "H7", "H8")
+# A Streams target's: H7 and H8, and the Streams invariants every output is held to (docs/SPEC.md §7.4, §7.5).
+STREAMS_IDS = ("H7", "H8", "streams.clients", "streams.active_once", "streams.standby_replicas",
+               "streams.standby_apart", "streams.standby_stateful")
 
 
 class _Stop(BaseException):
@@ -65,6 +68,11 @@ def promised_less(target: Assignor) -> str | None:
 def promised_ids(target: Assignor) -> tuple[str, ...]:
     """The invariant ids a target is held to (JUnit gets one test case per id)."""
     p = target.promises
+    if problem_kind(target) == "streams":
+        streams = [*STREAMS_IDS, *(("streams.balance",) if p.task_balance != "none" else ()),
+                   *(("streams.sticky",) if p.active_stickiness else ()),
+                   *(("streams.mix",) if p.subtopology_mix else ()), *(("exact",) if p.exact else ())]
+        return tuple(streams)
     ids = list(HARD_IDS)
     if p.balance != "none":
         ids.append(f"balance.{p.balance}")

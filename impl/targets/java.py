@@ -34,8 +34,11 @@ round-robin perfect balance on equal subscriptions, both equal to the spec's ref
 and a fixpoint; cooperative-sticky the same in at most 2 cooperative rounds), with `claims=real`: their members'
 claims come from a previous assignment, so a problem whose claims no assignment contains (negative indices,
 repeats) is reported apart as unreachable. Kafka 4's broker-side assignors are held to their Javadoc
-(`KAFKA4_PROMISES`, `kafka4_promises`). Any other class promises only H1-H8 unless `--promises` says more;
-one that supports only the cooperative protocol is checked in it, within the 4 rounds Kafka's own test allows.
+(`KAFKA4_PROMISES`, `kafka4_promises`). Every Streams task assignor gets `claims=real` (Streams' leader or the
+streams-group coordinator builds its input, whatever the class: `spec.groups.streams_unreal`), and Kafka's two
+sticky ones what Kafka documents and asserts for them (`STREAMS_PROMISES`). Any other class promises only H1-H8
+unless `--promises` says more; one that supports only the cooperative protocol is checked in it, within the 4
+rounds Kafka's own test allows.
 """
 
 from __future__ import annotations
@@ -68,6 +71,20 @@ KAFKA4_PROMISES: dict[str, Promises] = {
                                               group_type="consumer"),
     # Ranges per topic: each subscriber's count within one of the others'.
     COORDINATOR + "RangeAssignor": Promises(balance="per-topic", fixpoint=True, group_type="consumer"),
+}
+# Kafka's Streams task assignors, held to what Kafka documents and its own tests of the class assert.
+STREAMS_PROMISES: dict[str, Promises] = {
+    # KIP-924's port of the pre-KIP-441 default: it "minimizes task movement" (config-streams.html,
+    # task.assignor.class); CustomStickyTaskAssignorTest asserts tasks by capacity (shouldAssignBasedOnCapacity,
+    # shouldAssignMoreTasksToClientWithMoreCapacity) and kept actives (shouldNotMigrateActiveTaskToOtherProcess,
+    # shouldKeepActiveTaskStickinessWhenMoreClientThanActiveTasks). Its sub-topology spread is asserted on one
+    # group only (assertActiveTaskTopicGroupIdsEvenlyDistributed), never stated: no mix promise.
+    "org.apache.kafka.streams.processor.assignment.assignors.StickyTaskAssignor":
+        Promises(task_balance="capacity", active_stickiness=True, claims="real"),
+    # KIP-1071's "sticky": StickyTaskAssignorFuzzTest asserts only that no member (stream thread) goes above
+    # ceil(tasks / members) actives, and grades stickiness as a fraction kept, never a requirement.
+    "org.apache.kafka.coordinator.group.streams.assignor.StickyTaskAssignor":
+        Promises(task_balance="ceiling", claims="real", group_type="streams"),
 }
 # SimpleAssignor: 4.0 and 4.1 document "each member all partitions of the subscribed topics"; 4.2 (KIP-932 ready for
 # production) documents counts at most one apart, balance above stickiness.
@@ -110,6 +127,12 @@ class JavaTarget(CommandTarget):
 
     def _own_promises(self) -> Promises:
         api = self.ready.get("api", "classic")
+        if api == "streams":
+            own = STREAMS_PROMISES.get(self.class_name)
+            if own is not None:
+                return own
+            # a streams group coordinator's (KIP-1071), or a Streams leader's (KIP-924)
+            return Promises(claims="real", group_type="streams" if self.ready.get("kip") == "1071" else "classic")
         if api in ("consumer", "share"):
             return kafka4_promises(self.class_name, str(self.ready.get("kafka", "")), api)
         if "EAGER" not in self.ready.get("protocols", ["EAGER"]):
