@@ -6,7 +6,6 @@ drop them only as the reader allows. tests/test_java_streams_targets.py holds th
 
 from __future__ import annotations
 
-import copy
 import json
 from dataclasses import replace
 
@@ -25,6 +24,8 @@ from assigncheck.run.checks import shuffled_problem
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.features import streams_features
 from assigncheck.spec.model import Client, StreamsProblem
+
+from .test_schemas import changed
 
 DOC = {"format": 1, "kind": "streams", "subtopologies": {"s0": 3, "s1": 2},
        "clients": [{"id": "A", "capacity": 2, "active": {"s0": [0]}, "lags": {"s0": [0, None, 120]}, "rack": "r1",
@@ -57,49 +58,36 @@ def test_without_them_a_problem_and_its_document_are_what_they_were():
     assert not streams_features(problem) & INPUTS
 
 
-def changed(path, value=...):
-    doc = copy.deepcopy(DOC)
-    node = doc
-    for key in path[:-1]:
-        node = node[key]
-    if value is ...:
-        del node[path[-1]]
-    else:
-        node[path[-1]] = value
-    return doc
-
-
+LAGS = ["clients", 0, "lags", "s0"]
 # document -> the one error line's start (the field it names, then why); the schema refuses those it can see.
 BAD = {
-    "lags for too few tasks": (changed(["clients", 0, "lags", "s0"], [0, 1]),
-                               "clients[0].lags.s0: must have 3 entries", False),
-    "a negative lag": (changed(["clients", 0, "lags", "s0"], [0, -1, 2]), "clients[0].lags.s0[1]: must be between 0",
-                       True),
-    "a lag past a Java long": (changed(["clients", 0, "lags", "s0"], [0, 2**63, 2]), "clients[0].lags.s0[1]:", True),
-    "a lag as a string": (changed(["clients", 0, "lags", "s0"], [0, "1", 2]), "clients[0].lags.s0[1]: must be", True),
-    "lags of an unknown sub-topology": (changed(["clients", 0, "lags", "s9"], [0]),
+    "lags for too few tasks": (changed(DOC, LAGS, [0, 1]), "clients[0].lags.s0: must have 3 entries", False),
+    "a negative lag": (changed(DOC, LAGS, [0, -1, 2]), "clients[0].lags.s0[1]: must be between 0", True),
+    "a lag past a Java long": (changed(DOC, LAGS, [0, 2**63, 2]), "clients[0].lags.s0[1]:", True),
+    "a lag as a string": (changed(DOC, LAGS, [0, "1", 2]), "clients[0].lags.s0[1]: must be", True),
+    "lags of an unknown sub-topology": (changed(DOC, ["clients", 0, "lags", "s9"], [0]),
                                         "clients[0].lags.s9: names a sub-topology that is not in", False),
-    "lags of a stateless sub-topology": (changed(["clients", 0, "lags", "s1"], [0, 0]),
+    "lags of a stateless sub-topology": (changed(DOC, ["clients", 0, "lags", "s1"], [0, 0]),
                                          "clients[0].lags.s1: names a stateless sub-topology", False),
-    "lags as a list": (changed(["clients", 0, "lags"], [[0, 1, 2]]), "clients[0].lags: must be an object", True),
-    "a rack that is a number": (changed(["clients", 0, "rack"], 3), "clients[0].rack: must be a string", True),
-    "six client tags": (changed(["clients", 0, "client_tags"], {f"k{i}": "v" for i in range(6)}),
+    "lags as a list": (changed(DOC, ["clients", 0, "lags"], [[0, 1, 2]]), "clients[0].lags: must be an object", True),
+    "a rack that is a number": (changed(DOC, ["clients", 0, "rack"], 3), "clients[0].rack: must be a string", True),
+    "six client tags": (changed(DOC, ["clients", 0, "client_tags"], {f"k{i}": "v" for i in range(6)}),
                         "clients[0].client_tags: has 6 tags; Streams allows at most 5", True),
-    "a tag key of 21 characters": (changed(["clients", 1, "client_tags"], {"zone": "b", "k" * 21: "v"}),
+    "a tag key of 21 characters": (changed(DOC, ["clients", 1, "client_tags"], {"zone": "b", "k" * 21: "v"}),
                                    "clients[1].client_tags key: must be 1 to 20 characters", True),
-    "a tag value of 31 characters": (changed(["clients", 1, "client_tags", "zone"], "v" * 31),
+    "a tag value of 31 characters": (changed(DOC, ["clients", 1, "client_tags", "zone"], "v" * 31),
                                      "clients[1].client_tags.zone: must be 1 to 30 characters", True),
-    "a tag value that is a number": (changed(["clients", 1, "client_tags", "zone"], 1),
+    "a tag value that is a number": (changed(DOC, ["clients", 1, "client_tags", "zone"], 1),
                                      "clients[1].client_tags.zone: must be a string", True),
-    "a negative acceptable recovery lag": (changed(["acceptable_recovery_lag"], -1),
+    "a negative acceptable recovery lag": (changed(DOC, ["acceptable_recovery_lag"], -1),
                                            "acceptable_recovery_lag: must be between 0", True),
-    "an acceptable recovery lag as a string": (changed(["acceptable_recovery_lag"], "100"),
+    "an acceptable recovery lag as a string": (changed(DOC, ["acceptable_recovery_lag"], "100"),
                                                "acceptable_recovery_lag: must be an integer", True),
-    "assignment tags as a string": (changed(["rack_aware_assignment_tags"], "zone"),
+    "assignment tags as a string": (changed(DOC, ["rack_aware_assignment_tags"], "zone"),
                                     "rack_aware_assignment_tags: must be a list", True),
-    "a repeated assignment tag": (changed(["rack_aware_assignment_tags"], ["zone", "zone"]),
+    "a repeated assignment tag": (changed(DOC, ["rack_aware_assignment_tags"], ["zone", "zone"]),
                                   "rack_aware_assignment_tags: repeats a tag", True),
-    "an assignment tag a client lacks": (changed(["rack_aware_assignment_tags"], ["cluster"]),
+    "an assignment tag a client lacks": (changed(DOC, ["rack_aware_assignment_tags"], ["cluster"]),
                                          "clients[1].client_tags: has no tag 'cluster'", False),
 }
 
