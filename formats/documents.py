@@ -82,6 +82,7 @@ from assigncheck.spec.model import (
 )
 
 FORMAT_VERSION = 1
+INT64_MAX = 2**63 - 1  # an offset, a lag or an acceptable.recovery.lag: a Java long
 PROTOCOLS = ("eager", "cooperative")
 # Kafka's values of auto.offset.reset; KAFKA-5337 (docs/SPEC.md §7.3): only `latest` means lag 0 without a commit.
 AUTO_OFFSET_RESET = ("latest", "earliest", "none")
@@ -369,9 +370,6 @@ def _consumer_problem(doc: Mapping[str, Any]) -> Problem:
         lag=None if lag is None else _lag(lag, topics, "lag"),
         group_type=group_type,  # type: ignore[arg-type]  # one of GROUP_TYPES, checked above
     )
-
-
-INT64_MAX = 2**63 - 1  # a lag or an acceptable.recovery.lag is a Java long
 
 
 def _client(obj: Any, path: str, subtopologies: Mapping[str, int], stateless: frozenset[str]) -> Client:

@@ -276,6 +276,7 @@ public final class AssigncheckStreamsBridge extends AssigncheckBridge.Answering 
 
     String solve(Object id, Map<?, ?> problem) throws Exception {
         Names names = new Names();
+        List<?> clientDocs = (List<?>) problem.get("clients");
         Map<?, ?> subtopologies = (Map<?, ?>) problem.get("subtopologies");
         Set<String> stateless = AssigncheckBridge.stateless(problem);
         Map<TaskId, TaskInfo> all = new HashMap<>();
@@ -290,7 +291,7 @@ public final class AssigncheckStreamsBridge extends AssigncheckBridge.Answering 
         // Sub-topologies only previous tasks name, numbered in name order whatever order the clients come in
         // (a number that followed the client order would make the ids, and so the hash order, follow it).
         Set<String> stale = new TreeSet<>();
-        for (Object o : (List<?>) problem.get("clients")) {
+        for (Object o : clientDocs) {
             for (String field : new String[] {"active", "standby"}) {
                 Object doc = ((Map<?, ?>) o).get(field);
                 if (doc != null) for (Object st : ((Map<?, ?>) doc).keySet()) stale.add((String) st);
@@ -305,7 +306,6 @@ public final class AssigncheckStreamsBridge extends AssigncheckBridge.Answering 
             originals.put(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, String.valueOf(recoveryLag));
         }
         List<String> tags = AssigncheckBridge.assignmentTags(problem);
-        List<?> clientDocs = (List<?>) problem.get("clients");
         if (!tags.isEmpty()) {
             originals.put(StreamsConfig.RACK_AWARE_ASSIGNMENT_TAGS_CONFIG, String.join(",", tags));
             // The leader's own client.tag.* (StreamsConfig checks each of those tags is among them): the first
@@ -326,7 +326,7 @@ public final class AssigncheckStreamsBridge extends AssigncheckBridge.Answering 
         for (TaskInfo t : all.values()) {
             if (t.isStateful()) endOffsetSums.put(t.id(), AssigncheckBridge.LAG_UNKNOWN_OWNER);
         }
-        for (Object o : (List<?>) problem.get("clients")) {
+        for (Object o : clientDocs) {
             Map<TaskId, Long> lags = new HashMap<>();
             for (Map.Entry<String, Map<Integer, Long>> st : AssigncheckBridge.lags((Map<?, ?>) o).entrySet()) {
                 for (Map.Entry<Integer, Long> p : st.getValue().entrySet()) {
@@ -341,7 +341,7 @@ public final class AssigncheckStreamsBridge extends AssigncheckBridge.Answering 
         Map<ProcessId, Client> withoutLags = new HashMap<>();
         Map<ProcessId, Client> withLags = new HashMap<>();
         Map<ProcessId, String> clientIds = new HashMap<>();
-        for (Object o : (List<?>) problem.get("clients")) {
+        for (Object o : clientDocs) {
             Map<?, ?> c = (Map<?, ?>) o;
             String clientId = (String) c.get("id");
             int threads = ((Number) c.get("capacity")).intValue();
