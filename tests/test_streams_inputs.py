@@ -128,7 +128,7 @@ def test_the_generators_reach_every_input_sometimes():
 @QUICK
 @given(strategies.streams_problems(claims="valid"))
 def test_streams_sticky_reads_none_of_them(problem):
-    """Seed 003's assignor decides from capacities and previous tasks alone (its docstring says so)."""
+    """The built-in streams-sticky decides from capacities and previous tasks alone (its docstring says so)."""
     bare = replace(problem, clients=tuple(replace(c, lags={}, rack=None, client_tags={}) for c in problem.clients),
                    acceptable_recovery_lag=None, rack_aware_assignment_tags=())
     assert assign_streams(problem) == assign_streams(bare)

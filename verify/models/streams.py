@@ -376,7 +376,7 @@ def sample_problems(bound: StreamsBound, seed: int = 0) -> Iterator[StreamsProbl
     while True:
         p = streams_problem(choose, max_clients=bound.clients, max_subtopologies=bound.subtopologies,
                             max_tasks=bound.tasks, max_capacity=bound.capacity, claims="any", max_standbys=2,
-                            inputs=False)  # the model has no lags, racks or tags: no seed-003 assignor reads them
+                            inputs=False)  # the model has no lags, racks or tags: streams-sticky reads none
         if p.task_count > bound.tasks:
             continue
         names = rng.sample([f"c{k}" for k in range(2 * bound.clients)], len(p.clients))
