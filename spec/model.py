@@ -799,9 +799,9 @@ class Client:
 
     `lags` maps a task (sub-topology, partition) to the changelog records the client's state for it is behind
     (end offsets minus its offset sum: KIP-924 `KafkaStreamsState.lagFor`, KIP-1071 task offsets against end
-    offsets). A task it reports no lag for is read as Streams reads a client with no offset for it: caught up (0)
-    if it held the task, else the whole changelog behind. Empty, rack None and no tags: what every problem
-    meant before these fields existed."""
+    offsets). A task it reports no lag for is read as caught up if the client held it (running, if it ran it as
+    active), else as the whole changelog behind, as Streams reads a client with no state for it. Empty, rack
+    None and no tags: what every problem meant before these fields existed."""
 
     client_id: str
     capacity: int  # number of stream threads

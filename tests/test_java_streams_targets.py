@@ -202,13 +202,13 @@ def test_the_streams_bridge_passes_lags_racks_tags_and_their_configs(tmp_path):
     try:
         with pytest.raises(TargetError) as seen:
             target.assign(INPUTS)
-        # A reports 0 and 7; B reports nothing: caught up on st0_1, which it held, the whole changelog behind
-        # on st0_0; st1 is stateless (no lag). Sub-topology st0 is TaskId subtopology 0.
+        # A reports 0 and 7; B reports nothing: caught up on st0_1, which it held as standby, the whole changelog
+        # behind on st0_0; st1 is stateless (no lag). Sub-topology st0 is TaskId subtopology 0.
         assert ("recovery=250 tags=[zone] [r1 {zone=a} {0_0=0, 0_1=7}, r2 {zone=b} {0_0=1000000, 0_1=0}]"
                 in str(seen.value)), str(seen.value)
-        with pytest.raises(TargetError) as seen:  # nothing set: Streams' defaults, as before these fields
-            target.assign(PROBLEM)
-        assert "recovery=10000 tags=[] [- {} {0_0=0, 0_1=0, 0_2=0, 0_3=1000000}, - {} {0_0=1000000" in str(seen.value)
+        with pytest.raises(TargetError) as seen:  # nothing reported: Streams' defaults; A ran st0_0 and st0_1
+            target.assign(PROBLEM)  # (running: Task.LATEST_OFFSET, -2) and held st0_2 as standby (caught up)
+        assert "recovery=10000 tags=[] [- {} {0_0=-2, 0_1=-2, 0_2=0, 0_3=1000000}, - {} {0_0=1000000" in str(seen.value)
     finally:
         target.close()
 

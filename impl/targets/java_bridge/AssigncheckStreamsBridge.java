@@ -11,9 +11,10 @@
 //    every sub-topology as a TaskInfo: its source partition, and for a stateful task a state store and its
 //    changelog partition (StickyTaskAssignor tells stateful tasks by their changelog partitions);
 //  - task lags (kafkaStreamsStates(true)): the lag the client reports for a stateful task (the problem's "lags");
-//    for a task it reports none for, 0 if it held it (active or standby: caught up), else the whole changelog
-//    (the task's end offset sum: AssigncheckBridge.LAG_UNKNOWN_OWNER, or the largest lag a client reports if
-//    more), as ClientState.computeTaskLags does for a client with no offset for it;
+//    for a task it reports none for, RUNNING (Task.LATEST_OFFSET) if it ran it as active, 0 if it held it as
+//    standby (caught up), else the whole changelog (the task's end offset sum: AssigncheckBridge.LAG_UNKNOWN_OWNER,
+//    or the largest lag a client reports if more), as ClientState.computeTaskLags does from the offset sums a
+//    client sends (KafkaStreamsState.lagFor documents LATEST_OFFSET for a previously running active task);
 //  - each client's rackId and clientTags (its TaskTopicPartitions have no racks: the model has none);
 //    acceptable.recovery.lag and rack.aware.assignment.tags in the StreamsConfig when the problem sets them
 //    (else the --config entries' or Streams' defaults);
@@ -61,6 +62,9 @@ import org.apache.kafka.streams.processor.assignment.TaskTopicPartition;
 import org.apache.kafka.streams.state.HostInfo;
 
 public final class AssigncheckStreamsBridge extends AssigncheckBridge.Answering {
+    /** The lag of a task the client ran as active (Streams' internal Task.LATEST_OFFSET: its offset sum and so
+     *  its lag, as KafkaStreamsState.lagFor documents). */
+    static final long RUNNING = -2L;
     static final String APPLICATION = "assigncheck";
 
     private final Class<? extends TaskAssignor> type;
@@ -360,8 +364,8 @@ public final class AssigncheckStreamsBridge extends AssigncheckBridge.Answering 
             for (TaskId t : standby) byConsumer.get(consumers.get(k++ % threads)).add(t);
             Map<TaskId, Long> lags = new HashMap<>(reported.get(clientId));
             for (Map.Entry<TaskId, Long> t : endOffsetSums.entrySet()) {
-                boolean held = active.contains(t.getKey()) || standby.contains(t.getKey());
-                lags.putIfAbsent(t.getKey(), held ? 0L : t.getValue());
+                long none = active.contains(t.getKey()) ? RUNNING : standby.contains(t.getKey()) ? 0L : t.getValue();
+                lags.putIfAbsent(t.getKey(), none);
             }
             ProcessId pid = processId(clientId);
             clientIds.put(pid, clientId);
