@@ -168,27 +168,40 @@ def _plainer(p: Problem) -> Iterator[Problem]:
             yield _with_member(p, i, _member(m, generation=m.generation - 1))
 
 
+def _lags_within(c: Client, subtopology: str, tasks: int) -> Client:
+    """`c` without the lags it reports for tasks past the first `tasks` of `subtopology` (a document lists one
+    lag per task that exists)."""
+    if all(st != subtopology or i < tasks for st, i in c.lags):
+        return c
+    return replace(c, lags={t: lag for t, lag in c.lags.items() if t[0] != subtopology or t[1] < tasks})
+
+
 def _streams_candidates(p: StreamsProblem) -> Iterator[StreamsProblem]:
     for lo, hi in _chunks(len(p.clients)):
         yield replace(p, clients=p.clients[:lo] + p.clients[hi:])
     for name, count in sorted(p.subtopologies.items()):
         for smaller in sorted({0, count // 2, count - 1} - {count}):
             if smaller >= 0:
-                yield replace(p, subtopologies={**p.subtopologies, name: smaller})
+                yield replace(p, subtopologies={**p.subtopologies, name: smaller},
+                              clients=tuple(_lags_within(c, name, smaller) for c in p.clients))
     if p.num_standby_replicas:
         yield from (replace(p, num_standby_replicas=n) for n in sorted({0, p.num_standby_replicas - 1}))
     for name in sorted(p.stateless):
         yield replace(p, stateless=p.stateless - {name})
+    if p.acceptable_recovery_lag is not None:
+        yield replace(p, acceptable_recovery_lag=None)
+    if p.rack_aware_assignment_tags:
+        yield replace(p, rack_aware_assignment_tags=())
     for i, c in enumerate(p.clients):
-        for active in _smaller_parts(c.active):
-            yield replace(p, clients=p.clients[:i] + (Client(c.client_id, c.capacity, active, c.standby),)
-                             + p.clients[i + 1 :])
-        for standby in _smaller_parts(c.standby):
-            yield replace(p, clients=p.clients[:i] + (Client(c.client_id, c.capacity, c.active, standby),)
-                             + p.clients[i + 1 :])
-        if c.capacity > 1:
-            yield replace(p, clients=p.clients[:i] + (Client(c.client_id, 1, c.active, c.standby),)
-                             + p.clients[i + 1 :])
+        reduced = [replace(c, active=active) for active in _smaller_parts(c.active)]
+        reduced += [replace(c, standby=standby) for standby in _smaller_parts(c.standby)]
+        reduced += [replace(c, capacity=1)] if c.capacity > 1 else []
+        reduced += [replace(c, lags={})] if c.lags else []
+        reduced += [replace(c, rack=None)] if c.rack is not None else []
+        # A client's tags go only once no rack_aware_assignment_tags name them (a problem Streams can state).
+        reduced += [replace(c, client_tags={})] if c.client_tags and not p.rack_aware_assignment_tags else []
+        for one in reduced:
+            yield replace(p, clients=p.clients[:i] + (one,) + p.clients[i + 1 :])
 
 
 def candidates(problem: AnyProblem) -> Iterator[AnyProblem]:

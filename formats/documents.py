@@ -36,7 +36,7 @@ import json
 import os
 import stat
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import chain
 from pathlib import Path
 from typing import Any
@@ -60,6 +60,9 @@ from assigncheck.spec.model import (
     GROUP_TYPES,
     INT32_MAX,
     INT32_MIN,
+    MAX_CLIENT_TAGS,
+    MAX_TAG_KEY_LENGTH,
+    MAX_TAG_VALUE_LENGTH,
     SMALL_ROWS,
     AnyProblem,
     Assignment,
@@ -79,6 +82,7 @@ from assigncheck.spec.model import (
 )
 
 FORMAT_VERSION = 1
+INT64_MAX = 2**63 - 1  # an offset, a lag or an acceptable.recovery.lag: a Java long
 PROTOCOLS = ("eager", "cooperative")
 # Kafka's values of auto.offset.reset; KAFKA-5337 (docs/SPEC.md §7.3): only `latest` means lag 0 without a commit.
 AUTO_OFFSET_RESET = ("latest", "earliest", "none")
@@ -304,7 +308,7 @@ def _offsets_array(value: Any, n: int, path: str, *, nullable: bool) -> np.ndarr
         if x is None and nullable:
             out[i] = -1
         else:
-            out[i] = _int(x, f"{path}[{i}]", lo=0, hi=2**63 - 1)
+            out[i] = _int(x, f"{path}[{i}]", lo=0, hi=INT64_MAX)
     return out
 
 
@@ -368,15 +372,64 @@ def _consumer_problem(doc: Mapping[str, Any]) -> Problem:
     )
 
 
-def _client(obj: Any, path: str) -> Client:
+def _client(obj: Any, path: str, subtopologies: Mapping[str, int], stateless: frozenset[str]) -> Client:
     obj = _object(obj, path)
-    _check_keys(obj, path, {"id", "capacity"}, {"active", "standby"})
+    _check_keys(obj, path, {"id", "capacity"}, {"active", "standby", "lags", "rack", "client_tags"})
     return Client(
         client_id=_str(obj["id"], f"{path}.id"),
         capacity=_int(obj["capacity"], f"{path}.capacity", lo=1),
         active=_partitions(obj.get("active", {}), f"{path}.active"),
         standby=_partitions(obj.get("standby", {}), f"{path}.standby"),
+        lags=_lags(obj.get("lags", {}), subtopologies, stateless, f"{path}.lags"),
+        rack=_opt_str(obj.get("rack"), f"{path}.rack"),
+        client_tags=_client_tags(obj.get("client_tags", {}), f"{path}.client_tags"),
     )
+
+
+def _lags(value: Any, subtopologies: Mapping[str, int], stateless: frozenset[str], path: str
+          ) -> dict[tuple[str, int], int]:
+    """{sub-topology: [lag or null per task]}: one entry per task, null where the client reports none (as
+    `lag.offsets.<topic>.committed` lists a consumer problem's partitions)."""
+    out: dict[tuple[str, int], int] = {}
+    for st, row in _object(value, path).items():
+        if st not in subtopologies:
+            raise FormatError(f"{path}.{st}", "names a sub-topology that is not in `subtopologies`")
+        if st in stateless:
+            raise FormatError(f"{path}.{st}", "names a stateless sub-topology (no state store: no changelog to lag)")
+        lags = _offsets_array(row, subtopologies[st], f"{path}.{st}", nullable=True).tolist()
+        out.update({(st, i): lag for i, lag in enumerate(lags) if lag >= 0})
+    return out
+
+
+def _tag(value: Any, path: str, longest: int) -> str:
+    tag = _str(value, path)
+    if not tag or len(tag) > longest:
+        raise FormatError(path, f"must be 1 to {longest} characters (Streams' limit), got {brief(tag)}")
+    return tag
+
+
+def _client_tags(value: Any, path: str) -> dict[str, str]:
+    obj = _object(value, path)
+    if len(obj) > MAX_CLIENT_TAGS:
+        raise FormatError(path, f"has {len(obj)} tags; Streams allows at most {MAX_CLIENT_TAGS}")
+    return {_tag(k, f"{path} key", MAX_TAG_KEY_LENGTH): _tag(v, f"{path}.{k}", MAX_TAG_VALUE_LENGTH)
+            for k, v in obj.items()}
+
+
+def _assignment_tags(value: Any, clients: Sequence[Client]) -> tuple[str, ...]:
+    path = "rack_aware_assignment_tags"
+    items = _list(value, path)
+    if len(items) > MAX_CLIENT_TAGS:
+        raise FormatError(path, f"has {len(items)} tags; Streams allows at most {MAX_CLIENT_TAGS}")
+    tags = tuple(_tag(v, f"{path}[{i}]", MAX_TAG_KEY_LENGTH) for i, v in enumerate(items))
+    if len(set(tags)) != len(tags):
+        raise FormatError(path, f"repeats a tag: {brief(list(tags))}")
+    for i, c in enumerate(clients):  # Streams refuses to start a client whose client.tag.* lacks one of them
+        missing = [t for t in tags if t not in c.client_tags]
+        if missing:
+            raise FormatError(f"clients[{i}].client_tags", f"has no tag {brief(missing[0])}, which "
+                                                          "rack_aware_assignment_tags names (Streams requires it)")
+    return tags
 
 
 def _stateless(value: Any, subtopologies: Mapping[str, int]) -> frozenset[str]:
@@ -389,15 +442,22 @@ def _stateless(value: Any, subtopologies: Mapping[str, int]) -> frozenset[str]:
 
 def _streams_problem(doc: Mapping[str, Any]) -> StreamsProblem:
     _check_keys(doc, "", {"format", "kind", "subtopologies", "clients"},
-                {"num_standby_replicas", "stateless", "note", "finding"})
+                {"num_standby_replicas", "stateless", "acceptable_recovery_lag", "rack_aware_assignment_tags",
+                 "note", "finding"})
     subtopologies = _topics(doc["subtopologies"], "subtopologies", what="tasks", limit=MAX_TASKS)
     client_docs = _sized_list(doc["clients"], "clients", MAX_MEMBERS)
     _check_rows(_fields_of(client_docs, "active", "standby"), "clients", "active and standby tasks in total")
-    clients = [_client(c, f"clients[{i}]") for i, c in enumerate(client_docs)]
+    stateless = _stateless(doc.get("stateless", []), subtopologies)
+    clients = [_client(c, f"clients[{i}]", subtopologies, stateless) for i, c in enumerate(client_docs)]
     _unique_ids([c.client_id for c in clients], "clients")
+    recovery_lag = doc.get("acceptable_recovery_lag")
     return StreamsProblem(subtopologies, tuple(clients),
                           num_standby_replicas=_int(doc.get("num_standby_replicas", 0), "num_standby_replicas", lo=0),
-                          stateless=_stateless(doc.get("stateless", []), subtopologies))
+                          stateless=stateless,
+                          acceptable_recovery_lag=None if recovery_lag is None else
+                          _int(recovery_lag, "acceptable_recovery_lag", lo=0, hi=INT64_MAX),
+                          rack_aware_assignment_tags=_assignment_tags(doc.get("rack_aware_assignment_tags", []),
+                                                                      clients))
 
 
 def problem_from_json(doc: Any) -> AnyProblem:
@@ -503,6 +563,23 @@ def member_to_json(m: Member) -> dict[str, Any]:
     return doc
 
 
+def _client_json(c: Client, subtopologies: Mapping[str, int]) -> dict[str, Any]:
+    doc: dict[str, Any] = {"id": c.client_id, "capacity": c.capacity, "active": _partitions_json(c.active),
+                           "standby": _partitions_json(c.standby)}
+    if c.lags:
+        rows: dict[str, list[int | None]] = {}
+        for (st, i), lag in c.lags.items():
+            row = rows.setdefault(st, [None] * subtopologies.get(st, 0))
+            row.extend([None] * (i + 1 - len(row)))  # a lag past the tasks: written, for the reader to name
+            row[i] = lag
+        doc["lags"] = dict(sorted(rows.items()))
+    if c.rack is not None:
+        doc["rack"] = c.rack
+    if c.client_tags:
+        doc["client_tags"] = dict(c.client_tags)
+    return doc
+
+
 def problem_to_json(problem: AnyProblem) -> dict[str, Any]:
     """The JSON document of a problem; `problem_from_json(problem_to_json(p)) == p` in content."""
     if isinstance(problem, StreamsProblem):
@@ -510,13 +587,13 @@ def problem_to_json(problem: AnyProblem) -> dict[str, Any]:
             "format": FORMAT_VERSION,
             "kind": "streams",
             "subtopologies": dict(problem.subtopologies),
-            "clients": [
-                {"id": c.client_id, "capacity": c.capacity, "active": _partitions_json(c.active),
-                 "standby": _partitions_json(c.standby)}
-                for c in problem.clients
-            ],
+            "clients": [_client_json(c, problem.subtopologies) for c in problem.clients],
             **({"num_standby_replicas": problem.num_standby_replicas} if problem.num_standby_replicas else {}),
             **({"stateless": sorted(problem.stateless)} if problem.stateless else {}),
+            **({"acceptable_recovery_lag": problem.acceptable_recovery_lag}
+               if problem.acceptable_recovery_lag is not None else {}),
+            **({"rack_aware_assignment_tags": list(problem.rack_aware_assignment_tags)}
+               if problem.rack_aware_assignment_tags else {}),
         }
     doc: dict[str, Any] = {
         "format": FORMAT_VERSION,

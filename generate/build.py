@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, Protocol, TypeVar
 
 import numpy as np
@@ -366,10 +366,11 @@ def add_streams_junk(choose: Chooser, kind: str, active: list[dict[str, list[int
 
 def streams_problem(choose: Chooser, *, min_clients: int = 1, max_clients: int = 6, max_subtopologies: int = 3,
                     max_tasks: int = 8, max_capacity: int = 4, claims: Claims = "junk",
-                    max_standbys: int = 1) -> StreamsProblem:
+                    max_standbys: int = 1, inputs: bool = True) -> StreamsProblem:
     """A Streams task problem: clients of capacity 1..max_capacity, previous actives (at most one client per
     task) and up to `max_standbys` standbys per task (never on its active client); "junk" adds up to four junk
-    task claims."""
+    task claims. With `inputs`, sometimes what clients report too (`streams_inputs`), drawn after all the rest,
+    so that every other field is what the same draws gave without it."""
     from assigncheck.spec.features import STREAMS_JUNK_KINDS
 
     subtopologies = {f"s{i}": choose.integer(1, max_tasks) for i in range(choose.integer(1, max_subtopologies))}
@@ -392,8 +393,34 @@ def streams_problem(choose: Chooser, *, min_clients: int = 1, max_clients: int =
             add_streams_junk(choose, choose.pick(STREAMS_JUNK_KINDS), active, standby, subtopologies)
     clients = tuple(Client(f"c{j}", capacities[j], partitions_of(active[j]), partitions_of(standby[j]))
                     for j in range(n))
-    return StreamsProblem(subtopologies, clients, num_standby_replicas=choose.integer(0, 2),
-                          stateless=choose.subset(sorted(subtopologies)) if choose.coin(0.3) else frozenset())
+    problem = StreamsProblem(subtopologies, clients, num_standby_replicas=choose.integer(0, 2),
+                             stateless=choose.subset(sorted(subtopologies)) if choose.coin(0.3) else frozenset())
+    return streams_inputs(choose, problem) if inputs and choose.coin(0.4) else problem
+
+
+# Lags around the acceptable recovery lags below: caught up, within, just past, far behind.
+STREAMS_LAGS = (0, 0, 50, 100, 101, 9_999, 10_000, 10_001, 1_000_000)
+STREAMS_TAG_KEYS = ("zone", "cluster")
+
+
+def streams_inputs(choose: Chooser, problem: StreamsProblem) -> StreamsProblem:
+    """`problem` with what its clients report, each part sometimes: lags for some of each client's stateful
+    tasks (`STREAMS_LAGS`), rack ids (racks r0..r2), client tags (values a..c) under one or two keys every client
+    sets, and the configs that read them: `acceptable_recovery_lag` (0, 100 or 10000) and
+    `rack_aware_assignment_tags` (some of those keys)."""
+    stateful = [(s, i) for s, n in problem.subtopologies.items() if problem.stateful(s) for i in range(n)]
+    lags = choose.coin(0.7)
+    racks = choose.coin(0.5)
+    keys = sorted(choose.subset(STREAMS_TAG_KEYS, min_size=1)) if choose.coin(0.5) else []
+    clients = tuple(
+        replace(c,
+                lags={t: choose.pick(STREAMS_LAGS) for t in stateful if choose.coin(0.5)} if lags else {},
+                rack=f"r{choose.integer(0, 2)}" if racks and choose.coin(0.9) else None,
+                client_tags={k: choose.pick(("a", "b", "c")) for k in keys})
+        for c in problem.clients)
+    return replace(problem, clients=clients,
+                   acceptable_recovery_lag=choose.pick((0, 100, 10_000)) if choose.coin(0.5) else None,
+                   rack_aware_assignment_tags=tuple(sorted(choose.subset(keys))) if keys else ())
 
 
 # ---- membership changes -----------------------------------------------------------------------------------
@@ -449,5 +476,6 @@ def random_step(choose: Chooser, problem: Problem, history: Sequence[Problem], k
 
 __all__ = [
     "SeededChooser", "Space", "T", "add_junk_claim", "fitting_step_kinds", "lag_info", "partition_racks",
-    "previous_assignment", "previous_claims", "problem", "random_step", "streams_problem"
+    "previous_assignment", "previous_claims", "problem", "random_step", "STREAMS_LAGS", "STREAMS_TAG_KEYS",
+    "streams_inputs", "streams_problem"
 ]

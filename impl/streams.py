@@ -1,7 +1,8 @@
 """`streams-sticky`: the capacity-weighted Streams sticky task assignor of KAFKA-7203 (docs/SPEC.md §7.4), fast.
 
 It must reproduce `spec/reference/streams.py` exactly (`promises.exact = "streams"`); the rules and
-every tie-break are that module's docstring, restated briefly:
+every tie-break are that module's docstring, restated briefly (it reads capacities and previous tasks
+alone: no client's lags, rack or tags, no acceptable recovery lag or rack-aware assignment tags):
 
 1. quota of client c: `floor(T·cap_c/K)`, plus one for the `T - Σ floors` clients of smallest
    `(floor_c + 1)/cap_c`, ties by client id;
@@ -212,7 +213,8 @@ def _standbys(client: Client, pos: dict[str, int], sizes: list[int]) -> dict[int
 
 
 class StreamsStickyAssignor:
-    """KAFKA-7203: capacity-weighted quotas, sticky actives, sub-topology mix (see the module docstring)."""
+    """KAFKA-7203: capacity-weighted quotas, sticky actives, sub-topology mix (see the module docstring); it
+    reads no lags, racks or client tags."""
 
     name = "streams-sticky"
     problem_kind = "streams"  # it assigns StreamsProblem tasks, not consumer groups

@@ -28,7 +28,6 @@ from assigncheck.spec.groups import protocol_form
 from assigncheck.spec.invariants import CAP, and_more
 from assigncheck.spec.model import (
     Assignment,
-    Client,
     Member,
     Partitions,
     PartitionSet,
@@ -63,7 +62,7 @@ def shuffled_problem(problem: Problem | StreamsProblem, seed: int) -> Problem | 
     rng = np.random.default_rng(seed)
     if isinstance(problem, StreamsProblem):
         clients = [
-            Client(c.client_id, c.capacity, _shuffled_parts(c.active, rng), _shuffled_parts(c.standby, rng))
+            replace(c, active=_shuffled_parts(c.active, rng), standby=_shuffled_parts(c.standby, rng))
             for c in problem.clients
         ]
         return replace(problem, clients=tuple(clients[i] for i in _moved(rng.permutation(len(clients)))))

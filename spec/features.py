@@ -113,14 +113,21 @@ def features(problem: Problem) -> frozenset[str]:
 
 def streams_features(problem: StreamsProblem) -> frozenset[str]:
     """The kinds of `STREAMS_JUNK_KINDS` a Streams problem contains, plus `standby`, `capacity_over_1`,
-    `standby_replicas` (standbys to place) and `stateless` (a stateless sub-topology)."""
+    `standby_replicas` (standbys to place), `stateless` (a stateless sub-topology), and what clients report:
+    `lags`, `client_racks`, `client_tags`, `acceptable_recovery_lag`, `rack_aware_assignment_tags`."""
     found: set[str] = {"standby_replicas"} if problem.num_standby_replicas else set()
     if problem.stateless:
         found.add("stateless")
+    if problem.acceptable_recovery_lag is not None:
+        found.add("acceptable_recovery_lag")
+    if problem.rack_aware_assignment_tags:
+        found.add("rack_aware_assignment_tags")
     owners: dict[tuple[str, int], int] = {}
     for c in problem.clients:
         if c.capacity > 1:
             found.add("capacity_over_1")
+        found.update(name for name, value in (("lags", c.lags), ("client_racks", c.rack is not None),
+                                              ("client_tags", c.client_tags)) if value)
         actives = set(iter_pairs(c.active))
         for role, parts in (("active", c.active), ("standby", c.standby)):
             pairs = list(iter_pairs(parts))

@@ -783,30 +783,61 @@ def _same_standby(a: Mapping[str, Partitions], b: Mapping[str, Partitions]) -> b
 # A task is (subtopology, partition); a set of tasks uses the same `Partitions` container.
 
 
+# Kafka Streams' own limits on client tags (StreamsConfig: client.tag.* and rack.aware.assignment.tags): a
+# problem past them is one no Streams client or config can state, so the reader refuses it.
+MAX_CLIENT_TAGS = 5
+MAX_TAG_KEY_LENGTH = 20
+MAX_TAG_VALUE_LENGTH = 30
+# Streams' acceptable.recovery.lag default: what an assignor reads when the problem does not set one.
+DEFAULT_ACCEPTABLE_RECOVERY_LAG = 10_000
+
+
 @dataclass(frozen=True, slots=True)
 class Client:
+    """A Streams client (one KafkaStreams process): its stream threads, the tasks it ran before, and what it
+    reports to the assignor: per-task lags, its rack id and its client tags.
+
+    `lags` maps a task (sub-topology, partition) to the changelog records the client's state for it is behind
+    (end offsets minus its offset sum: KIP-924 `KafkaStreamsState.lagFor`, KIP-1071 task offsets against end
+    offsets). A task it reports no lag for is read as caught up if the client held it (running, if it ran it as
+    active), else as the whole changelog behind, as Streams reads a client with no state for it. Empty, rack
+    None and no tags: what every problem meant before these fields existed."""
+
     client_id: str
     capacity: int  # number of stream threads
     active: Partitions = field(default_factory=lambda: partitions_of(None))  # previous active tasks
     standby: Partitions = field(default_factory=lambda: partitions_of(None))  # previous standby tasks
+    lags: Mapping[TopicPartition, int] = field(default_factory=dict)  # task -> reported lag (records behind)
+    rack: str | None = None  # its rack id (KIP-924 rackId(), KIP-1071 the member's rack)
+    client_tags: Mapping[str, str] = field(default_factory=dict)  # client.tag.<key> = <value>
 
     def __post_init__(self) -> None:
         for name in ("active", "standby"):
             value = getattr(self, name)
             if not isinstance(value, PartitionSet):
                 object.__setattr__(self, name, partitions_of(value))
+        for name in ("lags", "client_tags"):
+            value = getattr(self, name)
+            if not isinstance(value, MappingProxyType):
+                object.__setattr__(self, name, MappingProxyType(dict(sorted(value.items()))))
 
 
 @dataclass(frozen=True, slots=True)
 class StreamsProblem:
     """Sub-topology -> number of tasks, and the clients with their capacities and previous tasks; how many
     standby replicas each stateful task may have (Streams' `num.standby.replicas`), and the sub-topologies with
-    no state store (their tasks are stateless: nothing to keep a standby of)."""
+    no state store (their tasks are stateless: nothing to keep a standby of).
+
+    `acceptable_recovery_lag` is Streams' `acceptable.recovery.lag` (None: not set by the problem, the
+    assignor's configured value, Streams' default `DEFAULT_ACCEPTABLE_RECOVERY_LAG`); `rack_aware_assignment_tags`
+    its `rack.aware.assignment.tags` (the client tag keys standbys are spread over)."""
 
     subtopologies: Mapping[str, int]
     clients: tuple[Client, ...]
     num_standby_replicas: int = 0
     stateless: frozenset[str] = frozenset()
+    acceptable_recovery_lag: int | None = None
+    rack_aware_assignment_tags: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.subtopologies, MappingProxyType):
@@ -815,6 +846,8 @@ class StreamsProblem:
             object.__setattr__(self, "clients", tuple(self.clients))
         if not isinstance(self.stateless, frozenset):
             object.__setattr__(self, "stateless", frozenset(self.stateless))
+        if not isinstance(self.rack_aware_assignment_tags, tuple):
+            object.__setattr__(self, "rack_aware_assignment_tags", tuple(self.rack_aware_assignment_tags))
 
     def stateful(self, subtopology: str) -> bool:
         return subtopology not in self.stateless
@@ -835,8 +868,9 @@ class StreamsProblem:
 AnyProblem: TypeAlias = Problem | StreamsProblem
 
 __all__ = [
-    "AnyProblem", "Assignment", "Client", "EMPTY", "GROUP_TYPES", "GroupType", "INT32_MAX", "INT32_MIN", "LagInfo",
-    "Member", "PartitionSet", "Partitions", "Problem", "Protocol", "SMALL_ROWS", "StreamsProblem", "TopicOffsets",
+    "AnyProblem", "Assignment", "Client", "DEFAULT_ACCEPTABLE_RECOVERY_LAG", "EMPTY", "GROUP_TYPES", "GroupType",
+    "INT32_MAX", "INT32_MIN", "LagInfo", "MAX_CLIENT_TAGS", "MAX_TAG_KEY_LENGTH", "MAX_TAG_VALUE_LENGTH", "Member",
+    "PartitionSet", "Partitions", "Problem", "Protocol", "SMALL_ROWS", "StreamsProblem", "TopicOffsets",
     "TopicPartition", "TopicTable", "UNKNOWN_GENERATION", "count_of", "gather", "index_array", "iter_pairs",
     "partitions_equal", "partitions_of", "rack_sets", "ranges", "read_only", "run_lengths", "sets_by_member",
     "sets_of_grouped_rows", "tables_of", "topic_sizes"

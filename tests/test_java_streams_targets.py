@@ -13,6 +13,7 @@ from assigncheck.formats.reproducer import TargetRef
 from assigncheck.generate.seeded import generate_streams
 from assigncheck.impl import registry
 from assigncheck.impl.targets import java_build, maven
+from assigncheck.impl.targets.command import TargetError
 from assigncheck.impl.targets.java import KAFKA_ERRORS
 from assigncheck.run.checks import check_assignor
 from assigncheck.spec.errors import TargetUnavailable
@@ -160,3 +161,116 @@ def test_the_streams_group_assignor_of_both_api_packages(coordinates):
 def test_a_streams_group_assignor_takes_no_config():
     with pytest.raises(TargetUnavailable, match="--config: a streams group's TaskAssignor takes no configuration"):
         registry.load(TargetRef(GROUP_STICKY, config=(("num.standby.replicas", "1"),)))
+
+
+# ---- the inputs Streams clients report (lags, rack, client tags) and the configs that go with them --------------
+
+INPUTS = StreamsProblem(
+    {"st0": 2, "st1": 1},
+    (Client("A", 1, active={"st0": [0]}, lags={("st0", 0): 0, ("st0", 1): 7}, rack="r1", client_tags={"zone": "a"}),
+     Client("B", 1, standby={"st0": [1]}, rack="r2", client_tags={"zone": "b"})),
+    num_standby_replicas=1, stateless=frozenset({"st1"}), acceptable_recovery_lag=250,
+    rack_aware_assignment_tags=("zone",))
+
+# A KIP-924 TaskAssignor that answers with what it read: an error whose message is the ApplicationState's inputs.
+ECHO = """
+import java.util.*;
+import org.apache.kafka.streams.processor.assignment.*;
+
+public class EchoTaskAssignor implements TaskAssignor {
+    public TaskAssignment assign(ApplicationState state) {
+        AssignmentConfigs c = state.assignmentConfigs();
+        Set<String> clients = new TreeSet<>();
+        for (KafkaStreamsState s : state.kafkaStreamsStates(true).values()) {
+            clients.add(s.rackId().orElse("-") + " " + new TreeMap<>(s.clientTags()) + " "
+                    + new TreeMap<>(s.statefulTasksToLagSums()));
+        }
+        throw new IllegalStateException("recovery=" + c.acceptableRecoveryLag() + " tags="
+                + c.rackAwareAssignmentTags() + " " + clients);
+    }
+}
+"""
+
+
+def _compiled(tmp_path, name: str, source: str, coordinates) -> str:
+    (tmp_path / f"{name}.java").write_text(source)
+    _, javac = java_build.jdk()
+    subprocess.run([javac, "-d", str(tmp_path), "-cp", ":".join(maven.jars(coordinates)),
+                    str(tmp_path / f"{name}.java")], check=True, capture_output=True)
+    return str(tmp_path)
+
+
+@pytest.mark.slow  # javac and a JVM: about 11 s
+def test_the_streams_bridge_passes_lags_racks_tags_and_their_configs(tmp_path):
+    target = registry.load(TargetRef("java:EchoTaskAssignor", classpath=(_compiled(tmp_path, "EchoTaskAssignor",
+                                                                                   ECHO, NEWEST),), maven=NEWEST))
+    try:
+        with pytest.raises(TargetError) as seen:
+            target.assign(INPUTS)
+        # A reports 0 and 7; B reports nothing: caught up on st0_1, which it held as standby, the whole changelog
+        # behind on st0_0; st1 is stateless (no lag). Sub-topology st0 is TaskId subtopology 0.
+        assert ("recovery=250 tags=[zone] [r1 {zone=a} {0_0=0, 0_1=7}, r2 {zone=b} {0_0=1000000, 0_1=0}]"
+                in str(seen.value)), str(seen.value)
+        with pytest.raises(TargetError) as seen:  # nothing reported: Streams' defaults; A ran st0_0 and st0_1
+            target.assign(PROBLEM)  # (running: Task.LATEST_OFFSET, -2) and held st0_2 as standby (caught up)
+        assert "recovery=10000 tags=[] [- {} {0_0=-2, 0_1=-2, 0_2=0, 0_3=1000000}, - {} {0_0=1000000" in str(seen.value)
+    finally:
+        target.close()
+
+
+# The same for KIP-1071 (4.4 API): what each member of the group spec carries.
+GROUP_ECHO = """
+import java.util.*;
+import org.apache.kafka.coordinator.group.api.streams.assignor.*;
+
+public class EchoGroupAssignor implements TaskAssignor {
+    public String name() { return "echo"; }
+    public GroupAssignment assign(GroupSpec spec, TopologyDescriber topology) {
+        Set<String> members = new TreeSet<>();
+        for (String m : spec.memberIds()) {
+            MemberAssignmentMetadata md = spec.memberMetadata(m);
+            MemberAssignmentState st = spec.memberAssignmentState(m);
+            members.add(m + " " + md.rackId().orElse("-") + " " + new TreeMap<>(md.clientTags()) + " "
+                    + sorted(st.taskOffsets()) + " " + sorted(st.taskEndOffsets()));
+        }
+        throw new IllegalStateException("tags=" + spec.configs().rackAwareAssignmentTags() + " " + members);
+    }
+
+    static Map<String, Map<Integer, Long>> sorted(Map<String, Map<Integer, Long>> offsets) {
+        Map<String, Map<Integer, Long>> out = new TreeMap<>();
+        for (Map.Entry<String, Map<Integer, Long>> e : offsets.entrySet()) {
+            out.put(e.getKey(), new TreeMap<>(e.getValue()));
+        }
+        return out;
+    }
+}
+"""
+
+
+@pytest.mark.slow  # javac and a JVM: about 11 s
+def test_the_streams_group_bridge_passes_racks_tags_and_lags_as_task_offsets(tmp_path):
+    classes = _compiled(tmp_path, "EchoGroupAssignor", GROUP_ECHO, maven.COORDINATOR)
+    target = registry.load(TargetRef("java:EchoGroupAssignor", classpath=(classes,), maven=maven.COORDINATOR))
+    try:
+        with pytest.raises(TargetError) as seen:
+            target.assign(INPUTS)
+        # A's lags as offsets against each task's end offset sum (1000000: no lag is larger), on its one member.
+        assert ("tags=[zone] [A-1 r1 {zone=a} {st0={0=1000000, 1=999993}} {st0={0=1000000, 1=1000000}}, "
+                "B-1 r2 {zone=b} {} {}]") in str(seen.value), str(seen.value)
+    finally:
+        target.close()
+
+
+def test_task_offsets_steer_the_4_4_sticky_standby():
+    """Kafka 4.4's streams-group sticky assignor offers a standby to the members that report offsets for the task
+    (KAFKA-19661): a lag reported by C, and not by B, moves the standby from B to C."""
+    target = registry.load(TargetRef(GROUP_STICKY, maven=maven.COORDINATOR))
+    try:
+        def standby_of(lagged: str | None) -> list[str]:
+            clients = tuple(Client(n, 1, active={"st0": [0]} if n == "A" else {},
+                                   lags={("st0", 0): 0} if n == lagged else {}) for n in "ABC")
+            out = target.assign(StreamsProblem({"st0": 1}, clients, num_standby_replicas=1))
+            return sorted(c for c, tasks in out.standby.items() if _pairs(tasks))
+        assert standby_of(None) == ["B"] and standby_of("C") == ["C"] and standby_of("B") == ["B"]
+    finally:
+        target.close()

@@ -375,11 +375,12 @@ def sample_problems(bound: StreamsBound, seed: int = 0) -> Iterator[StreamsProbl
     choose = SeededChooser(rng)
     while True:
         p = streams_problem(choose, max_clients=bound.clients, max_subtopologies=bound.subtopologies,
-                            max_tasks=bound.tasks, max_capacity=bound.capacity, claims="any", max_standbys=2)
+                            max_tasks=bound.tasks, max_capacity=bound.capacity, claims="any", max_standbys=2,
+                            inputs=False)  # the model has no lags, racks or tags: streams-sticky reads none
         if p.task_count > bound.tasks:
             continue
         names = rng.sample([f"c{k}" for k in range(2 * bound.clients)], len(p.clients))
-        clients = [Client(name, c.capacity, c.active, c.standby) for c, name in zip(p.clients, names)]
+        clients = [replace(c, client_id=name) for c, name in zip(p.clients, names)]
         rng.shuffle(clients)
         yield replace(p, clients=tuple(clients))
 

@@ -107,6 +107,49 @@ public final class AssigncheckBridge {
         boolean fatal();
     }
 
+    /** A Target's request handling, the same for every API: the request line read, its id kept for any error
+     *  answer, the problem handed to `solve` (a task assignor's only when it is a Streams problem), and whatever
+     *  escapes `solve` (a malformed request: the bridge's own fault) still one answer line; an error that leaves
+     *  the JVM untrustworthy (OutOfMemoryError) remembered for `fatal`. */
+    abstract static class Answering implements Target {
+        private final boolean streams;
+        private boolean fatal;
+
+        /** `streams`: the target assigns Streams tasks, so it takes only problems of kind "streams". */
+        Answering(boolean streams) {
+            this.streams = streams;
+        }
+
+        /** The answer line (protocol 2) to one problem; `error` makes its error answers. */
+        abstract String solve(Object id, Map<?, ?> problem) throws Exception;
+
+        public final String answer(String line) {
+            Object id = null;
+            try {
+                Map<?, ?> request = (Map<?, ?>) new AssigncheckJson(line).parse();
+                id = request.get("id");
+                Map<?, ?> problem = (Map<?, ?>) request.get("problem");
+                if (problem == null) throw new IllegalArgumentException("the request has no problem");
+                if (streams && !"streams".equals(problem.get("kind"))) {
+                    throw new IllegalArgumentException("a Streams task assignor takes Streams problems, got kind "
+                            + problem.get("kind"));
+                }
+                return solve(id, problem);
+            } catch (Throwable e) {  // the bridge itself (a malformed request): still one answer line
+                return error(id, "bridge: " + e, e, "");
+            }
+        }
+
+        public final boolean fatal() {
+            return fatal;
+        }
+
+        final String error(Object id, String message, Throwable cause, String adapted) {
+            fatal |= isFatal(cause);
+            return errorAnswer(id, message, cause, adapted);
+        }
+    }
+
     /** The driver for the API the class implements: the classic client one here, the broker-side ones in
      *  AssigncheckGroupBridge (present only when the classpath holds Kafka 4's group coordinator API). */
     static Target load(String className, Map<String, Object> config) throws Unavailable {
@@ -189,15 +232,15 @@ public final class AssigncheckBridge {
     }
 
     /** Builds the group as the consumers would send it and runs the assignor; shared with the benchmark. */
-    public static final class Driver implements Target {
+    public static final class Driver extends Answering {
         final Class<? extends ConsumerPartitionAssignor> type;
         final Map<String, Object> config;
         final String name;
         final List<RebalanceProtocol> protocols;
-        boolean fatal;
 
         private Driver(Class<? extends ConsumerPartitionAssignor> type, Map<String, Object> config)
                 throws Unavailable {
+            super(false);
             this.type = type;
             this.config = config;
             ConsumerPartitionAssignor probe;
@@ -236,10 +279,6 @@ public final class AssigncheckBridge {
             ConsumerPartitionAssignor a = type.getDeclaredConstructor().newInstance();
             if (a instanceof Configurable) ((Configurable) a).configure(config);
             return a;
-        }
-
-        public boolean fatal() {
-            return fatal;
         }
 
         public String describe() {
@@ -415,43 +454,112 @@ public final class AssigncheckBridge {
             return newInstance().assign(prepared.cluster, prepared.group);
         }
 
-        public String answer(String line) {
-            Object id = null;
+        String solve(Object id, Map<?, ?> problem) throws Exception {
+            Prepared prepared;
             try {
-                Map<?, ?> request = (Map<?, ?>) new AssigncheckJson(line).parse();
-                id = request.get("id");
-                Map<?, ?> problem = (Map<?, ?>) request.get("problem");
-                if (problem == null) throw new IllegalArgumentException("the request has no problem");
-                Prepared prepared;
-                try {
-                    prepared = prepare(problem);
-                } catch (MemberSide e) {
-                    return error(id, e.getMessage() + " threw " + e.getCause(), e.getCause(), "");
-                }
-                String adapted = String.join("; ", prepared.notes);
-                GroupAssignment result;
-                try {
-                    result = assign(prepared);
-                } catch (Throwable e) {
-                    Throwable cause = e instanceof InvocationTargetException ? e.getCause() : e;
-                    return error(id, String.valueOf(cause), cause, adapted);
-                }
-                if (result == null || result.groupAssignment() == null) {
-                    return "{\"format\":2,\"id\":" + id + ",\"error\":\"assign returned null\",\"exception\":"
-                            + "\"null-result\",\"frame\":" + AssigncheckJson.quote(type.getName() + ".assign")
-                            + adapted(adapted) + "}";
-                }
-                return "{\"format\":2,\"id\":" + id + ",\"assignment\":" + assignmentJson(result) + adapted(adapted)
-                        + "}";
-            } catch (Throwable e) {  // the bridge itself (a malformed request): still one answer line
-                return error(id, "bridge: " + e, e, "");
+                prepared = prepare(problem);
+            } catch (MemberSide e) {
+                return error(id, e.getMessage() + " threw " + e.getCause(), e.getCause(), "");
             }
+            String adapted = String.join("; ", prepared.notes);
+            GroupAssignment result;
+            try {
+                result = assign(prepared);
+            } catch (Throwable e) {
+                Throwable cause = e instanceof InvocationTargetException ? e.getCause() : e;
+                return error(id, String.valueOf(cause), cause, adapted);
+            }
+            if (result == null || result.groupAssignment() == null) {
+                return "{\"format\":2,\"id\":" + id + ",\"error\":\"assign returned null\",\"exception\":"
+                        + "\"null-result\",\"frame\":" + AssigncheckJson.quote(type.getName() + ".assign")
+                        + adapted(adapted) + "}";
+            }
+            return "{\"format\":2,\"id\":" + id + ",\"assignment\":" + assignmentJson(result) + adapted(adapted)
+                    + "}";
         }
+    }
 
-        private String error(Object id, String message, Throwable cause, String adapted) {
-            fatal |= isFatal(cause);
-            return errorAnswer(id, message, cause, adapted);
+    // ---- a Streams problem's fields, read alike by both Streams bridges (docs/TARGETS.md, the Streams document) ----
+
+    /** A stateful task's end offset sum, what a client with no offset for it is behind (ClientState reads the
+     *  changelog's), raised to the largest lag a client reports for the task: far above Streams' default
+     *  acceptable.recovery.lag (10000), so such a client is never caught up unless the problem says so. */
+    static final long LAG_UNKNOWN_OWNER = 1_000_000L;
+
+    /** The sub-topologies with no state store. */
+    static Set<String> stateless(Map<?, ?> problem) {
+        Set<String> out = new HashSet<>();
+        Object doc = problem.get("stateless");
+        if (doc != null) for (Object s : (List<?>) doc) out.add((String) s);
+        return out;
+    }
+
+    /** num.standby.replicas (0 when the problem leaves it out). */
+    static int standbyReplicas(Map<?, ?> problem) {
+        Object n = problem.get("num_standby_replicas");
+        return n == null ? 0 : ((Number) n).intValue();
+    }
+
+    /** rack.aware.assignment.tags (empty when the problem leaves them out). */
+    static List<String> assignmentTags(Map<?, ?> problem) {
+        List<String> out = new ArrayList<>();
+        Object doc = problem.get("rack_aware_assignment_tags");
+        if (doc != null) for (Object t : (List<?>) doc) out.add((String) t);
+        return Collections.unmodifiableList(out);
+    }
+
+    /** A client's reported lags: sub-topology -> partition -> lag (the document's nulls left out). */
+    static Map<String, Map<Integer, Long>> lags(Map<?, ?> client) {
+        Map<String, Map<Integer, Long>> out = new TreeMap<>();
+        Object doc = client.get("lags");
+        if (doc == null) return out;
+        for (Map.Entry<?, ?> e : ((Map<?, ?>) doc).entrySet()) {
+            Map<Integer, Long> row = new TreeMap<>();
+            List<?> lags = (List<?>) e.getValue();
+            for (int p = 0; p < lags.size(); p++) {
+                if (lags.get(p) != null) row.put(p, ((Number) lags.get(p)).longValue());
+            }
+            out.put((String) e.getKey(), row);
         }
+        return out;
+    }
+
+    /** A client's rack id. */
+    static Optional<String> rack(Map<?, ?> client) {
+        return Optional.ofNullable((String) client.get("rack"));
+    }
+
+    /** A client's client.tag.* pairs. */
+    static Map<String, String> clientTags(Map<?, ?> client) {
+        Map<String, String> out = new TreeMap<>();
+        Object doc = client.get("client_tags");
+        if (doc != null) for (Map.Entry<?, ?> e : ((Map<?, ?>) doc).entrySet()) {
+            out.put((String) e.getKey(), (String) e.getValue());
+        }
+        return Collections.unmodifiableMap(out);
+    }
+
+    /** client -> sub-topology -> task indices, each list sorted and empty ones left out (an answer's
+     *  "assignment" or "standby"). */
+    static String tasksJson(Map<String, Map<String, List<Integer>>> byClient) {
+        StringBuilder b = new StringBuilder(1 << 10).append('{');
+        boolean firstClient = true;
+        for (Map.Entry<String, Map<String, List<Integer>>> c : byClient.entrySet()) {
+            b.append(firstClient ? "" : ",").append(AssigncheckJson.quote(c.getKey())).append(":{");
+            firstClient = false;
+            boolean firstSt = true;
+            for (Map.Entry<String, List<Integer>> st : c.getValue().entrySet()) {
+                if (st.getValue().isEmpty()) continue;
+                b.append(firstSt ? "" : ",").append(AssigncheckJson.quote(st.getKey())).append(":[");
+                firstSt = false;
+                List<Integer> ps = st.getValue();
+                Collections.sort(ps);
+                for (int k = 0; k < ps.size(); k++) b.append(k == 0 ? "" : ",").append(ps.get(k));
+                b.append(']');
+            }
+            b.append('}');
+        }
+        return b.append('}').toString();
     }
 
     /** A JVM that ran out of memory (or worse) serves no more requests; a deep recursion is the call's alone. */

@@ -46,12 +46,12 @@ import org.apache.kafka.coordinator.group.api.assignor.ShareGroupPartitionAssign
 import org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber;
 import org.apache.kafka.coordinator.group.api.assignor.SubscriptionType;
 
-public final class AssigncheckGroupBridge implements AssigncheckBridge.Target {
+public final class AssigncheckGroupBridge extends AssigncheckBridge.Answering {
     private final PartitionAssignor assignor;
     private final String api;  // "consumer" or "share": the group type whose coordinator runs it
-    private boolean fatal;
 
     private AssigncheckGroupBridge(PartitionAssignor assignor, String api) {
+        super(false);
         this.assignor = assignor;
         this.api = api;
     }
@@ -79,10 +79,6 @@ public final class AssigncheckGroupBridge implements AssigncheckBridge.Target {
                     + "with a public no-argument constructor): " + cause);
         }
         return new AssigncheckGroupBridge(a, api);
-    }
-
-    public boolean fatal() {
-        return fatal;
     }
 
     public String describe() {
@@ -177,92 +173,83 @@ public final class AssigncheckGroupBridge implements AssigncheckBridge.Target {
         }
     }
 
-    public String answer(String line) {
-        Object id = null;
-        try {
-            Map<?, ?> request = (Map<?, ?>) new AssigncheckJson(line).parse();
-            id = request.get("id");
-            Map<?, ?> problem = (Map<?, ?>) request.get("problem");
-            if (problem == null) throw new IllegalArgumentException("the request has no problem");
-            Set<String> notes = new LinkedHashSet<>();
-            Object groupType = problem.get("group_type");
-            if (!api.equals(groupType == null ? "classic" : groupType)) {
-                notes.add("a " + (groupType == null ? "classic" : groupType) + " group run by a " + api
-                        + " group's coordinator");
-            }
-            Map<Uuid, String> names = new HashMap<>();
-            Map<Uuid, Integer> counts = new HashMap<>();
-            for (Map.Entry<?, ?> e : ((Map<?, ?>) problem.get("topics")).entrySet()) {
-                Uuid tid = topicId((String) e.getKey());
-                names.put(tid, (String) e.getKey());
-                counts.put(tid, ((Number) e.getValue()).intValue());
-            }
-            Map<Uuid, List<Set<String>>> racks = new HashMap<>();
-            Map<?, ?> rackDoc = (Map<?, ?>) problem.get("partition_racks");
-            if (rackDoc != null) {
-                for (Map.Entry<?, ?> e : rackDoc.entrySet()) {
-                    List<Set<String>> perPartition = new ArrayList<>();
-                    for (Object rs : (List<?>) e.getValue()) {
-                        Set<String> set = new HashSet<>();
-                        for (Object r : (List<?>) rs) set.add((String) r);
-                        perPartition.add(Collections.unmodifiableSet(set));
-                    }
-                    racks.put(topicId((String) e.getKey()), perPartition);
-                }
-            }
-            Map<String, Member> members = new HashMap<>();  // as TargetAssignmentBuilder.build makes memberSpecs
-            Map<Uuid, Map<Integer, String>> owners = new HashMap<>();
-            Map<String, Integer> subscribers = new HashMap<>();
-            List<?> memberDocs = (List<?>) problem.get("members");
-            for (Object o : memberDocs) {
-                Map<?, ?> m = (Map<?, ?>) o;
-                String memberId = (String) m.get("id");
-                Set<Uuid> topics = new HashSet<>();
-                for (Object t : (List<?>) m.get("subscription")) {
-                    subscribers.merge((String) t, 1, Integer::sum);
-                    Uuid tid = topicId((String) t);
-                    if (counts.containsKey(tid)) topics.add(tid);  // TopicIds resolves only names the metadata has
-                }
-                Map<Uuid, Set<Integer>> current = new HashMap<>();
-                Map<?, ?> owned = (Map<?, ?>) m.get("owned");
-                if (owned != null) {
-                    for (Map.Entry<?, ?> e : owned.entrySet()) {
-                        Uuid tid = topicId((String) e.getKey());
-                        names.putIfAbsent(tid, (String) e.getKey());
-                        Set<Integer> ps = new HashSet<>();
-                        for (Object p : (List<?>) e.getValue()) {
-                            int partition = ((Number) p).intValue();
-                            ps.add(partition);
-                            owners.computeIfAbsent(tid, k -> new HashMap<>()).put(partition, memberId);
-                        }
-                        current.put(tid, Collections.unmodifiableSet(ps));
-                    }
-                }
-                members.put(memberId, new Member(Optional.ofNullable((String) m.get("rack")),
-                        Optional.ofNullable((String) m.get("instance_id")), Collections.unmodifiableSet(topics),
-                        Collections.unmodifiableMap(current)));
-            }
-            SubscriptionType type = SubscriptionType.HOMOGENEOUS;  // ModernGroup.subscriptionType, by name
-            for (int n : subscribers.values()) {
-                if (n != memberDocs.size()) type = SubscriptionType.HETEROGENEOUS;
-            }
-            Spec spec = new Spec(Collections.unmodifiableMap(members), type, owners);
-            GroupAssignment result;
-            try {
-                result = assignor.assign(spec, new Describer(counts, racks));
-            } catch (Throwable e) {
-                return error(id, String.valueOf(e), e, notes);
-            }
-            if (result == null || result.members() == null) {
-                return "{\"format\":2,\"id\":" + id + ",\"error\":\"assign returned null\",\"exception\":"
-                        + "\"null-result\",\"frame\":" + AssigncheckJson.quote(assignor.getClass().getName()
-                        + ".assign") + AssigncheckBridge.adapted(String.join("; ", notes)) + "}";
-            }
-            return "{\"format\":2,\"id\":" + id + ",\"assignment\":" + assignmentJson(result, members, names, notes)
-                    + AssigncheckBridge.adapted(String.join("; ", notes)) + "}";
-        } catch (Throwable e) {  // the bridge itself (a malformed request): still one answer line
-            return error(id, "bridge: " + e, e, Collections.<String>emptySet());
+    String solve(Object id, Map<?, ?> problem) throws Exception {
+        Set<String> notes = new LinkedHashSet<>();
+        Object groupType = problem.get("group_type");
+        if (!api.equals(groupType == null ? "classic" : groupType)) {
+            notes.add("a " + (groupType == null ? "classic" : groupType) + " group run by a " + api
+                    + " group's coordinator");
         }
+        Map<Uuid, String> names = new HashMap<>();
+        Map<Uuid, Integer> counts = new HashMap<>();
+        for (Map.Entry<?, ?> e : ((Map<?, ?>) problem.get("topics")).entrySet()) {
+            Uuid tid = topicId((String) e.getKey());
+            names.put(tid, (String) e.getKey());
+            counts.put(tid, ((Number) e.getValue()).intValue());
+        }
+        Map<Uuid, List<Set<String>>> racks = new HashMap<>();
+        Map<?, ?> rackDoc = (Map<?, ?>) problem.get("partition_racks");
+        if (rackDoc != null) {
+            for (Map.Entry<?, ?> e : rackDoc.entrySet()) {
+                List<Set<String>> perPartition = new ArrayList<>();
+                for (Object rs : (List<?>) e.getValue()) {
+                    Set<String> set = new HashSet<>();
+                    for (Object r : (List<?>) rs) set.add((String) r);
+                    perPartition.add(Collections.unmodifiableSet(set));
+                }
+                racks.put(topicId((String) e.getKey()), perPartition);
+            }
+        }
+        Map<String, Member> members = new HashMap<>();  // as TargetAssignmentBuilder.build makes memberSpecs
+        Map<Uuid, Map<Integer, String>> owners = new HashMap<>();
+        Map<String, Integer> subscribers = new HashMap<>();
+        List<?> memberDocs = (List<?>) problem.get("members");
+        for (Object o : memberDocs) {
+            Map<?, ?> m = (Map<?, ?>) o;
+            String memberId = (String) m.get("id");
+            Set<Uuid> topics = new HashSet<>();
+            for (Object t : (List<?>) m.get("subscription")) {
+                subscribers.merge((String) t, 1, Integer::sum);
+                Uuid tid = topicId((String) t);
+                if (counts.containsKey(tid)) topics.add(tid);  // TopicIds resolves only names the metadata has
+            }
+            Map<Uuid, Set<Integer>> current = new HashMap<>();
+            Map<?, ?> owned = (Map<?, ?>) m.get("owned");
+            if (owned != null) {
+                for (Map.Entry<?, ?> e : owned.entrySet()) {
+                    Uuid tid = topicId((String) e.getKey());
+                    names.putIfAbsent(tid, (String) e.getKey());
+                    Set<Integer> ps = new HashSet<>();
+                    for (Object p : (List<?>) e.getValue()) {
+                        int partition = ((Number) p).intValue();
+                        ps.add(partition);
+                        owners.computeIfAbsent(tid, k -> new HashMap<>()).put(partition, memberId);
+                    }
+                    current.put(tid, Collections.unmodifiableSet(ps));
+                }
+            }
+            members.put(memberId, new Member(Optional.ofNullable((String) m.get("rack")),
+                    Optional.ofNullable((String) m.get("instance_id")), Collections.unmodifiableSet(topics),
+                    Collections.unmodifiableMap(current)));
+        }
+        SubscriptionType type = SubscriptionType.HOMOGENEOUS;  // ModernGroup.subscriptionType, by name
+        for (int n : subscribers.values()) {
+            if (n != memberDocs.size()) type = SubscriptionType.HETEROGENEOUS;
+        }
+        Spec spec = new Spec(Collections.unmodifiableMap(members), type, owners);
+        GroupAssignment result;
+        try {
+            result = assignor.assign(spec, new Describer(counts, racks));
+        } catch (Throwable e) {
+            return error(id, String.valueOf(e), e, String.join("; ", notes));
+        }
+        if (result == null || result.members() == null) {
+            return "{\"format\":2,\"id\":" + id + ",\"error\":\"assign returned null\",\"exception\":"
+                    + "\"null-result\",\"frame\":" + AssigncheckJson.quote(assignor.getClass().getName()
+                    + ".assign") + AssigncheckBridge.adapted(String.join("; ", notes)) + "}";
+        }
+        return "{\"format\":2,\"id\":" + id + ",\"assignment\":" + assignmentJson(result, members, names, notes)
+                + AssigncheckBridge.adapted(String.join("; ", notes)) + "}";
     }
 
     /** Each group member's target assignment as the coordinator keeps it, by topic name (an unknown id by its own
@@ -302,10 +289,5 @@ public final class AssigncheckGroupBridge implements AssigncheckBridge.Target {
             b.append('}');
         }
         return b.append('}').toString();
-    }
-
-    private String error(Object id, String message, Throwable cause, Set<String> notes) {
-        fatal |= AssigncheckBridge.isFatal(cause);
-        return AssigncheckBridge.errorAnswer(id, message, cause, String.join("; ", notes));
     }
 }

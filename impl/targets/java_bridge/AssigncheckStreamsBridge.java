@@ -10,9 +10,14 @@
 //    previous actives, as ClientState derives them from task offset sums; one consumer per thread); every task of
 //    every sub-topology as a TaskInfo: its source partition, and for a stateful task a state store and its
 //    changelog partition (StickyTaskAssignor tells stateful tasks by their changelog partitions);
-//  - task lags (kafkaStreamsStates(true)): 0 for a task the client held (active or standby: caught up), the whole
-//    changelog (LAG_UNKNOWN_OWNER) for any other stateful task, as ClientState.computeTaskLags does for a client
-//    with no offset for it;
+//  - task lags (kafkaStreamsStates(true)): the lag the client reports for a stateful task (the problem's "lags");
+//    for a task it reports none for, RUNNING (Task.LATEST_OFFSET) if it ran it as active, 0 if it held it as
+//    standby (caught up), else the whole changelog (the task's end offset sum: AssigncheckBridge.LAG_UNKNOWN_OWNER,
+//    or the largest lag a client reports if more), as ClientState.computeTaskLags does from the offset sums a
+//    client sends (KafkaStreamsState.lagFor documents LATEST_OFFSET for a previously running active task);
+//  - each client's rackId and clientTags (its TaskTopicPartitions have no racks: the model has none);
+//    acceptable.recovery.lag and rack.aware.assignment.tags in the StreamsConfig when the problem sets them
+//    (else the --config entries' or Streams' defaults);
 //  - the TaskAssignment read back per KafkaStreamsAssignment: its ACTIVE tasks and its STANDBY tasks, under the
 //    client its process id names (an unknown id under "unknown-process:<uuid>", which streams.clients then names).
 //    A client with no KafkaStreamsAssignment is absent from the answer (streams.clients: "leaves out").
@@ -56,17 +61,17 @@ import org.apache.kafka.streams.processor.assignment.TaskInfo;
 import org.apache.kafka.streams.processor.assignment.TaskTopicPartition;
 import org.apache.kafka.streams.state.HostInfo;
 
-public final class AssigncheckStreamsBridge implements AssigncheckBridge.Target {
+public final class AssigncheckStreamsBridge extends AssigncheckBridge.Answering {
+    /** The lag of a task the client ran as active (Streams' internal Task.LATEST_OFFSET: its offset sum and so
+     *  its lag, as KafkaStreamsState.lagFor documents). */
+    static final long RUNNING = -2L;
     static final String APPLICATION = "assigncheck";
-    /** The lag of a stateful task on a client that holds no copy of it: ClientState uses the changelog's end offset
-     *  sum; any value above acceptable.recovery.lag (default 10000) means the same to an assignor. */
-    static final long LAG_UNKNOWN_OWNER = 1_000_000L;
 
     private final Class<? extends TaskAssignor> type;
     private final Map<String, Object> config;
-    private boolean fatal;
 
     private AssigncheckStreamsBridge(Class<? extends TaskAssignor> type, Map<String, Object> config) {
+        super(true);
         this.type = type;
         this.config = config;
     }
@@ -95,10 +100,6 @@ public final class AssigncheckStreamsBridge implements AssigncheckBridge.Target 
         TaskAssignor a = type.getDeclaredConstructor().newInstance();
         a.configure(config);
         return a;
-    }
-
-    public boolean fatal() {
-        return fatal;
     }
 
     public String describe() {
@@ -157,7 +158,7 @@ public final class AssigncheckStreamsBridge implements AssigncheckBridge.Target 
         public TopicPartition topicPartition() { return tp; }
         public boolean isSource() { return source; }
         public boolean isChangelog() { return changelog; }
-        public Optional<Set<String>> rackIds() { return Optional.empty(); }  // no racks in the model
+        public Optional<Set<String>> rackIds() { return Optional.empty(); }  // no partition racks in the model
     }
 
     static final class Client implements KafkaStreamsState {
@@ -167,10 +168,15 @@ public final class AssigncheckStreamsBridge implements AssigncheckBridge.Target 
         final SortedSet<TaskId> standby;
         final SortedMap<String, Set<TaskId>> byConsumer;
         final Map<TaskId, Long> lags;  // null: not computed
+        final Optional<String> rack;
+        final Map<String, String> tags;
 
         Client(ProcessId id, int threads, SortedSet<TaskId> active, SortedSet<TaskId> standby,
-               SortedMap<String, Set<TaskId>> byConsumer, Map<TaskId, Long> lags) {
+               SortedMap<String, Set<TaskId>> byConsumer, Map<TaskId, Long> lags, Optional<String> rack,
+               Map<String, String> tags) {
             this.id = id;
+            this.rack = rack;
+            this.tags = tags;
             this.threads = threads;
             this.active = Collections.unmodifiableSortedSet(active);
             this.standby = Collections.unmodifiableSortedSet(standby);
@@ -212,8 +218,8 @@ public final class AssigncheckStreamsBridge implements AssigncheckBridge.Target 
 
         public Map<TaskId, Long> statefulTasksToLagSums() { return new HashMap<>(lags()); }
         public Optional<HostInfo> hostInfo() { return Optional.empty(); }
-        public Map<String, String> clientTags() { return Collections.emptyMap(); }
-        public Optional<String> rackId() { return Optional.empty(); }
+        public Map<String, String> clientTags() { return tags; }
+        public Optional<String> rackId() { return rack; }
     }
 
     /** One problem as Streams' leader holds it. */
@@ -272,96 +278,118 @@ public final class AssigncheckStreamsBridge implements AssigncheckBridge.Target 
         return out;
     }
 
-    public String answer(String line) {
-        Object id = null;
-        try {
-            Map<?, ?> request = (Map<?, ?>) new AssigncheckJson(line).parse();
-            id = request.get("id");
-            Map<?, ?> problem = (Map<?, ?>) request.get("problem");
-            if (problem == null) throw new IllegalArgumentException("the request has no problem");
-            if (!"streams".equals(problem.get("kind"))) {
-                throw new IllegalArgumentException("a Streams task assignor takes Streams problems, got kind "
-                        + problem.get("kind"));
+    String solve(Object id, Map<?, ?> problem) throws Exception {
+        Names names = new Names();
+        List<?> clientDocs = (List<?>) problem.get("clients");
+        Map<?, ?> subtopologies = (Map<?, ?>) problem.get("subtopologies");
+        Set<String> stateless = AssigncheckBridge.stateless(problem);
+        Map<TaskId, TaskInfo> all = new HashMap<>();
+        for (String st : new TreeSet<>(((Map<String, ?>) subtopologies).keySet())) {
+            int n = names.number(st);
+            int count = ((Number) subtopologies.get(st)).intValue();
+            for (int p = 0; p < count; p++) {
+                TaskId t = new TaskId(n, p);
+                all.put(t, new Task(t, st, !stateless.contains(st)));
             }
-            Names names = new Names();
-            Map<?, ?> subtopologies = (Map<?, ?>) problem.get("subtopologies");
-            Set<String> stateless = new HashSet<>();
-            Object statelessDoc = problem.get("stateless");
-            if (statelessDoc != null) for (Object s : (List<?>) statelessDoc) stateless.add((String) s);
-            Map<TaskId, TaskInfo> all = new HashMap<>();
-            for (String st : new TreeSet<>(((Map<String, ?>) subtopologies).keySet())) {
-                int n = names.number(st);
-                int count = ((Number) subtopologies.get(st)).intValue();
-                for (int p = 0; p < count; p++) {
-                    TaskId t = new TaskId(n, p);
-                    all.put(t, new Task(t, st, !stateless.contains(st)));
-                }
-            }
-            // Sub-topologies only previous tasks name, numbered in name order whatever order the clients come in
-            // (a number that followed the client order would make the ids, and so the hash order, follow it).
-            Set<String> stale = new TreeSet<>();
-            for (Object o : (List<?>) problem.get("clients")) {
-                for (String field : new String[] {"active", "standby"}) {
-                    Object doc = ((Map<?, ?>) o).get(field);
-                    if (doc != null) for (Object st : ((Map<?, ?>) doc).keySet()) stale.add((String) st);
-                }
-            }
-            for (String st : stale) names.number(st);
-            Object standbyReplicas = problem.get("num_standby_replicas");
-            Map<String, Object> originals = new LinkedHashMap<>(config);
-            originals.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG,
-                    String.valueOf(standbyReplicas == null ? 0 : ((Number) standbyReplicas).intValue()));
-            AssignmentConfigs configs = AssignmentConfigs.of(new StreamsConfig(originals));
-            Map<ProcessId, Client> withoutLags = new HashMap<>();
-            Map<ProcessId, Client> withLags = new HashMap<>();
-            Map<ProcessId, String> clientIds = new HashMap<>();
-            for (Object o : (List<?>) problem.get("clients")) {
-                Map<?, ?> c = (Map<?, ?>) o;
-                String clientId = (String) c.get("id");
-                int threads = ((Number) c.get("capacity")).intValue();
-                SortedSet<TaskId> active = tasks(c.get("active"), names);
-                SortedSet<TaskId> standby = tasks(c.get("standby"), names);
-                standby.removeAll(active);
-                // One consumer per thread; previous tasks spread over them round-robin (what each held is not in
-                // the model, and only prevTasksByLag reads it).
-                SortedMap<String, Set<TaskId>> byConsumer = new TreeMap<>();
-                for (int k = 0; k < threads; k++) {
-                    byConsumer.put(clientId + "-StreamThread-" + (k + 1) + "-consumer", new HashSet<>());
-                }
-                List<String> consumers = new ArrayList<>(byConsumer.keySet());
-                int k = 0;
-                for (TaskId t : active) byConsumer.get(consumers.get(k++ % threads)).add(t);
-                for (TaskId t : standby) byConsumer.get(consumers.get(k++ % threads)).add(t);
-                Map<TaskId, Long> lags = new HashMap<>();
-                for (TaskInfo t : all.values()) {
-                    if (!t.isStateful()) continue;
-                    boolean held = active.contains(t.id()) || standby.contains(t.id());
-                    lags.put(t.id(), held ? 0L : LAG_UNKNOWN_OWNER);
-                }
-                ProcessId pid = processId(clientId);
-                clientIds.put(pid, clientId);
-                withoutLags.put(pid, new Client(pid, threads, active, standby, byConsumer, null));
-                withLags.put(pid, new Client(pid, threads, active, standby, byConsumer, lags));
-            }
-            State state = new State(configs, all, withoutLags, withLags);
-            TaskAssignor.TaskAssignment result;
-            try {
-                result = newInstance().assign(state);
-            } catch (Throwable e) {
-                Throwable cause = e instanceof InvocationTargetException ? e.getCause() : e;
-                return error(id, String.valueOf(cause), cause);
-            }
-            if (result == null || result.assignment() == null) {
-                return "{\"format\":2,\"id\":" + id + ",\"error\":\"assign returned null\",\"exception\":"
-                        + "\"null-result\",\"frame\":" + AssigncheckJson.quote(type.getName() + ".assign") + "}";
-            }
-            String kafkaError = TaskAssignmentUtils.validateTaskAssignment(state, result).name();
-            return "{\"format\":2,\"id\":" + id + answerJson(result, clientIds, names)
-                    + ("NONE".equals(kafkaError) ? "" : ",\"kafka_error\":" + AssigncheckJson.quote(kafkaError))
-                    + "}";
-        } catch (Throwable e) {  // the bridge itself (a malformed request): still one answer line
-            return error(id, "bridge: " + e, e);
         }
+        // Sub-topologies only previous tasks name, numbered in name order whatever order the clients come in
+        // (a number that followed the client order would make the ids, and so the hash order, follow it).
+        Set<String> stale = new TreeSet<>();
+        for (Object o : clientDocs) {
+            for (String field : new String[] {"active", "standby"}) {
+                Object doc = ((Map<?, ?>) o).get(field);
+                if (doc != null) for (Object st : ((Map<?, ?>) doc).keySet()) stale.add((String) st);
+            }
+        }
+        for (String st : stale) names.number(st);
+        Map<String, Object> originals = new LinkedHashMap<>(config);
+        originals.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG,
+                String.valueOf(AssigncheckBridge.standbyReplicas(problem)));
+        Object recoveryLag = problem.get("acceptable_recovery_lag");
+        if (recoveryLag != null) {
+            originals.put(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, String.valueOf(recoveryLag));
+        }
+        List<String> tags = AssigncheckBridge.assignmentTags(problem);
+        if (!tags.isEmpty()) {
+            originals.put(StreamsConfig.RACK_AWARE_ASSIGNMENT_TAGS_CONFIG, String.join(",", tags));
+            // The leader's own client.tag.* (StreamsConfig checks each of those tags is among them): the first
+            // client's, as the leader is one of the clients and every client sets them all (no client: the tags'
+            // own names as values, a leader that is no longer in the group).
+            Map<String, String> leader = new TreeMap<>();
+            for (String t : tags) leader.put(t, t);
+            if (!clientDocs.isEmpty()) leader = AssigncheckBridge.clientTags((Map<?, ?>) clientDocs.get(0));
+            for (Map.Entry<String, String> t : leader.entrySet()) {
+                originals.put(StreamsConfig.CLIENT_TAG_PREFIX + t.getKey(), t.getValue());
+            }
+        }
+        AssignmentConfigs configs = AssignmentConfigs.of(new StreamsConfig(originals));
+        // Each client's reported lags; a stateful task's end offset sum (what a client with no offset for it is
+        // behind): LAG_UNKNOWN_OWNER, or every lag reported for it if more, as a changelog's end is.
+        Map<String, Map<TaskId, Long>> reported = new HashMap<>();
+        Map<TaskId, Long> endOffsetSums = new HashMap<>();
+        for (TaskInfo t : all.values()) {
+            if (t.isStateful()) endOffsetSums.put(t.id(), AssigncheckBridge.LAG_UNKNOWN_OWNER);
+        }
+        for (Object o : clientDocs) {
+            Map<TaskId, Long> lags = new HashMap<>();
+            for (Map.Entry<String, Map<Integer, Long>> st : AssigncheckBridge.lags((Map<?, ?>) o).entrySet()) {
+                for (Map.Entry<Integer, Long> p : st.getValue().entrySet()) {
+                    TaskId t = new TaskId(names.number(st.getKey()), p.getKey());
+                    if (!endOffsetSums.containsKey(t)) continue;  // a stateless task has no changelog, no lag
+                    lags.put(t, p.getValue());
+                    endOffsetSums.put(t, Math.max(endOffsetSums.get(t), p.getValue()));
+                }
+            }
+            reported.put((String) ((Map<?, ?>) o).get("id"), lags);
+        }
+        Map<ProcessId, Client> withoutLags = new HashMap<>();
+        Map<ProcessId, Client> withLags = new HashMap<>();
+        Map<ProcessId, String> clientIds = new HashMap<>();
+        for (Object o : clientDocs) {
+            Map<?, ?> c = (Map<?, ?>) o;
+            String clientId = (String) c.get("id");
+            int threads = ((Number) c.get("capacity")).intValue();
+            SortedSet<TaskId> active = tasks(c.get("active"), names);
+            SortedSet<TaskId> standby = tasks(c.get("standby"), names);
+            standby.removeAll(active);
+            // One consumer per thread; previous tasks spread over them round-robin (what each held is not in
+            // the model, and only prevTasksByLag reads it).
+            SortedMap<String, Set<TaskId>> byConsumer = new TreeMap<>();
+            for (int k = 0; k < threads; k++) {
+                byConsumer.put(clientId + "-StreamThread-" + (k + 1) + "-consumer", new HashSet<>());
+            }
+            List<String> consumers = new ArrayList<>(byConsumer.keySet());
+            int k = 0;
+            for (TaskId t : active) byConsumer.get(consumers.get(k++ % threads)).add(t);
+            for (TaskId t : standby) byConsumer.get(consumers.get(k++ % threads)).add(t);
+            Map<TaskId, Long> lags = new HashMap<>(reported.get(clientId));
+            for (Map.Entry<TaskId, Long> t : endOffsetSums.entrySet()) {
+                long none = active.contains(t.getKey()) ? RUNNING : standby.contains(t.getKey()) ? 0L : t.getValue();
+                lags.putIfAbsent(t.getKey(), none);
+            }
+            ProcessId pid = processId(clientId);
+            clientIds.put(pid, clientId);
+            Optional<String> rack = AssigncheckBridge.rack(c);
+            Map<String, String> clientTags = AssigncheckBridge.clientTags(c);
+            withoutLags.put(pid, new Client(pid, threads, active, standby, byConsumer, null, rack, clientTags));
+            withLags.put(pid, new Client(pid, threads, active, standby, byConsumer, lags, rack, clientTags));
+        }
+        State state = new State(configs, all, withoutLags, withLags);
+        TaskAssignor.TaskAssignment result;
+        try {
+            result = newInstance().assign(state);
+        } catch (Throwable e) {
+            Throwable cause = e instanceof InvocationTargetException ? e.getCause() : e;
+            return error(id, String.valueOf(cause), cause, "");
+        }
+        if (result == null || result.assignment() == null) {
+            return "{\"format\":2,\"id\":" + id + ",\"error\":\"assign returned null\",\"exception\":"
+                    + "\"null-result\",\"frame\":" + AssigncheckJson.quote(type.getName() + ".assign") + "}";
+        }
+        String kafkaError = TaskAssignmentUtils.validateTaskAssignment(state, result).name();
+        return "{\"format\":2,\"id\":" + id + answerJson(result, clientIds, names)
+                + ("NONE".equals(kafkaError) ? "" : ",\"kafka_error\":" + AssigncheckJson.quote(kafkaError))
+                + "}";
     }
 
     /** ,"assignment":{client:{st:[...]}},"standby":{client:{st:[...]}}, each index list sorted (a
@@ -383,31 +411,7 @@ public final class AssigncheckStreamsBridge implements AssigncheckBridge.Target 
                         .add(t.id().partition());
             }
         }
-        return ",\"assignment\":" + json(active) + ",\"standby\":" + json(standby);
-    }
-
-    private static String json(Map<String, Map<String, List<Integer>>> byClient) {
-        StringBuilder b = new StringBuilder(1 << 10).append('{');
-        boolean firstClient = true;
-        for (Map.Entry<String, Map<String, List<Integer>>> c : byClient.entrySet()) {
-            b.append(firstClient ? "" : ",").append(AssigncheckJson.quote(c.getKey())).append(":{");
-            firstClient = false;
-            boolean firstSt = true;
-            for (Map.Entry<String, List<Integer>> st : c.getValue().entrySet()) {
-                b.append(firstSt ? "" : ",").append(AssigncheckJson.quote(st.getKey())).append(":[");
-                firstSt = false;
-                List<Integer> ps = st.getValue();
-                Collections.sort(ps);
-                for (int k = 0; k < ps.size(); k++) b.append(k == 0 ? "" : ",").append(ps.get(k));
-                b.append(']');
-            }
-            b.append('}');
-        }
-        return b.append('}').toString();
-    }
-
-    private String error(Object id, String message, Throwable cause) {
-        fatal |= AssigncheckBridge.isFatal(cause);
-        return AssigncheckBridge.errorAnswer(id, message, cause, "");
+        return ",\"assignment\":" + AssigncheckBridge.tasksJson(active)
+                + ",\"standby\":" + AssigncheckBridge.tasksJson(standby);
     }
 }

@@ -6,8 +6,10 @@
 //    k members "<client>-1".."<client>-k" sharing the process id <client>), each member's current target
 //    assignment (the client's previous active tasks dealt round-robin over its members in (sub-topology, partition)
 //    order, those the topology has first, then its previous standbys less its actives: Kafka's assignor keeps
-//    tasks per member, so which member held which task matters), no instance id, rack, client tags or task offsets, and the
-//    assignment configs with num.standby.replicas from the problem;
+//    tasks per member, so which member held which task matters), no instance id; the client's rack and client
+//    tags on each of its members; its reported lags as task offsets and end offsets (end offset sum minus lag,
+//    on the member holding the task, else dealt on round-robin; no lags: no offsets); the assignment configs
+//    with num.standby.replicas (and, from 4.4, rack.aware.assignment.tags) from the problem;
 //  - a TopologyDescriber over the problem's sub-topologies (ids: the sub-topology names, sorted; numberOfTasks;
 //    stateful unless listed stateless; NoSuchElementException for an unknown id, as TopologyMetadata throws);
 //  - the result read as the coordinator reads it: each group member's entry (none: nothing), entries of ids not in
@@ -36,7 +38,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
-public final class AssigncheckStreamsGroupBridge implements AssigncheckBridge.Target {
+public final class AssigncheckStreamsGroupBridge extends AssigncheckBridge.Answering {
     static final String NEW_API = "org.apache.kafka.coordinator.group.api.streams.assignor.";  // 4.4+
     static final String OLD_API = "org.apache.kafka.coordinator.group.streams.assignor.";  // 4.1 - 4.3
     static final String IMPL = "org.apache.kafka.coordinator.group.streams.assignor.";  // GroupSpecImpl & co
@@ -45,9 +47,9 @@ public final class AssigncheckStreamsGroupBridge implements AssigncheckBridge.Ta
     private final boolean newApi;
     private final Method assign;
     private final Class<?> describer;
-    private boolean fatal;
 
     private AssigncheckStreamsGroupBridge(Object assignor, boolean newApi, Method assign, Class<?> describer) {
+        super(true);
         this.assignor = assignor;
         this.newApi = newApi;
         this.assign = assign;
@@ -84,10 +86,6 @@ public final class AssigncheckStreamsGroupBridge implements AssigncheckBridge.Ta
             throw new AssigncheckBridge.Unavailable("cannot instantiate " + cls.getName() + " (a broker loads it "
                     + "with a public no-argument constructor): " + cause);
         }
-    }
-
-    public boolean fatal() {
-        return fatal;
     }
 
     public String describe() {
@@ -130,6 +128,11 @@ public final class AssigncheckStreamsGroupBridge implements AssigncheckBridge.Ta
         return out;
     }
 
+    private static boolean holds(Map<String, Set<Integer>> tasks, String subtopology, int partition) {
+        Set<Integer> ps = tasks.get(subtopology);
+        return ps != null && ps.contains(partition);
+    }
+
     /** `tasks` dealt round-robin over `members` buckets, from position `next`; returns the next position. */
     private static int deal(Map<String, Set<Integer>> tasks, List<Map<String, Set<Integer>>> members, int next) {
         for (Map.Entry<String, Set<Integer>> e : tasks.entrySet()) {
@@ -140,29 +143,80 @@ public final class AssigncheckStreamsGroupBridge implements AssigncheckBridge.Ta
         return next;
     }
 
-    private Object memberSpec(String processId, Map<String, Set<Integer>> active, Map<String, Set<Integer>> standby)
-            throws ReflectiveOperationException {
+    /** What one member reports besides its tasks: its client's rack and tags, and its task offsets and end
+     *  offsets (sub-topology -> partition -> offset sum). */
+    static final class Reported {
+        final Optional<String> rack;
+        final Map<String, String> tags;
+        final Map<String, Map<Integer, Long>> offsets = new TreeMap<>();
+        final Map<String, Map<Integer, Long>> endOffsets = new TreeMap<>();
+
+        Reported(Optional<String> rack, Map<String, String> tags) {
+            this.rack = rack;
+            this.tags = tags;
+        }
+
+        void add(String subtopology, int partition, long offset, long end) {
+            offsets.computeIfAbsent(subtopology, k -> new TreeMap<>()).put(partition, offset);
+            endOffsets.computeIfAbsent(subtopology, k -> new TreeMap<>()).put(partition, end);
+        }
+    }
+
+    private Object memberSpec(String processId, Map<String, Set<Integer>> active, Map<String, Set<Integer>> standby,
+                              Reported reported) throws ReflectiveOperationException {
         Map<String, Set<Integer>> none = Collections.emptyMap();
         if (newApi) {
             Constructor<?> c = Class.forName(IMPL + "MemberMetadataAndStateImpl").getConstructors()[0];
-            return c.newInstance(Optional.empty(), Optional.empty(), processId, Collections.emptyMap(),
-                    active, standby, none, Collections.emptyMap(), Collections.emptyMap());
+            return c.newInstance(Optional.empty(), reported.rack, processId, reported.tags, active, standby, none,
+                    Collections.unmodifiableMap(reported.offsets), Collections.unmodifiableMap(reported.endOffsets));
         }
         Constructor<?> c = Class.forName(IMPL + "AssignmentMemberSpec").getConstructors()[0];
-        return c.newInstance(Optional.empty(), Optional.empty(), active, standby, none, processId,
-                Collections.emptyMap(), Collections.emptyMap(), Collections.emptyMap());
+        return c.newInstance(Optional.empty(), reported.rack, active, standby, none, processId, reported.tags,
+                byTaskId(reported.offsets), byTaskId(reported.endOffsets));
     }
 
-    private Object groupSpec(Map<String, Object> members, int standbyReplicas) throws ReflectiveOperationException {
+    /** Offsets keyed by the 4.1-4.3 coordinator's TaskId record. */
+    private static Map<Object, Long> byTaskId(Map<String, Map<Integer, Long>> offsets)
+            throws ReflectiveOperationException {
+        Constructor<?> taskId = Class.forName(IMPL + "TaskId").getConstructor(String.class, int.class);
+        Map<Object, Long> out = new HashMap<>();
+        for (Map.Entry<String, Map<Integer, Long>> st : offsets.entrySet()) {
+            for (Map.Entry<Integer, Long> p : st.getValue().entrySet()) {
+                out.put(taskId.newInstance(st.getKey(), p.getKey()), p.getValue());
+            }
+        }
+        return Collections.unmodifiableMap(out);
+    }
+
+    private Object groupSpec(Map<String, Object> members, int standbyReplicas, List<String> tags)
+            throws ReflectiveOperationException {
         Class<?> impl = Class.forName(IMPL + "GroupSpecImpl");
         Constructor<?> c = impl.getConstructors()[0];
         if (newApi) {
             Object configs = Class.forName(IMPL + "AssignmentConfigsImpl").getConstructor(int.class, List.class)
-                    .newInstance(standbyReplicas, Collections.<String>emptyList());
+                    .newInstance(standbyReplicas, tags);
             return c.newInstance(Collections.unmodifiableMap(members), configs);
         }
+        // 4.1-4.3: the group's assignment configs hold num.standby.replicas only (no rack-aware tags yet).
         return c.newInstance(Collections.unmodifiableMap(members),
                 Collections.singletonMap("num.standby.replicas", String.valueOf(standbyReplicas)));
+    }
+
+    /** Each stateful task's end offset sum: LAG_UNKNOWN_OWNER, or the largest lag a client reports if more. */
+    private static Map<String, Map<Integer, Long>> endOffsets(List<?> clients, Map<String, Integer> counts,
+                                                              Set<String> stateless) {
+        Map<String, Map<Integer, Long>> out = new TreeMap<>();
+        for (Object o : clients) {
+            for (Map.Entry<String, Map<Integer, Long>> st : AssigncheckBridge.lags((Map<?, ?>) o).entrySet()) {
+                if (!counts.containsKey(st.getKey()) || stateless.contains(st.getKey())) continue;
+                Map<Integer, Long> row = out.computeIfAbsent(st.getKey(), k -> new TreeMap<>());
+                for (Map.Entry<Integer, Long> p : st.getValue().entrySet()) {
+                    long lag = Math.max(AssigncheckBridge.LAG_UNKNOWN_OWNER, p.getValue());
+                    row.merge(p.getKey(), lag, Math::max);
+                }
+            }
+        }
+        return out;
     }
 
     private Object topology(Map<String, Integer> tasks, Set<String> stateless) {
@@ -191,94 +245,99 @@ public final class AssigncheckStreamsGroupBridge implements AssigncheckBridge.Ta
         });
     }
 
-    public String answer(String line) {
-        Object id = null;
-        try {
-            Map<?, ?> request = (Map<?, ?>) new AssigncheckJson(line).parse();
-            id = request.get("id");
-            Map<?, ?> problem = (Map<?, ?>) request.get("problem");
-            if (problem == null) throw new IllegalArgumentException("the request has no problem");
-            if (!"streams".equals(problem.get("kind"))) {
-                throw new IllegalArgumentException("a streams group's task assignor takes Streams problems, got kind "
-                        + problem.get("kind"));
-            }
-            Map<String, Integer> counts = new HashMap<>();
-            for (Map.Entry<?, ?> e : ((Map<?, ?>) problem.get("subtopologies")).entrySet()) {
-                counts.put((String) e.getKey(), ((Number) e.getValue()).intValue());
-            }
-            Set<String> stateless = new HashSet<>();
-            Object statelessDoc = problem.get("stateless");
-            if (statelessDoc != null) for (Object s : (List<?>) statelessDoc) stateless.add((String) s);
-            Object standbyReplicas = problem.get("num_standby_replicas");
-            Map<String, Object> members = new HashMap<>();  // as TargetAssignmentBuilder.build makes memberSpecs
-            Map<String, String> processOf = new HashMap<>();
-            List<String> clients = new ArrayList<>();
-            for (Object o : (List<?>) problem.get("clients")) {
-                Map<?, ?> c = (Map<?, ?>) o;
-                String client = (String) c.get("id");
-                clients.add(client);
-                int threads = ((Number) c.get("capacity")).intValue();
-                Map<String, Set<Integer>> active = tasks(c.get("active"));
-                Map<String, Set<Integer>> standby = tasks(c.get("standby"));
-                for (Map.Entry<String, Set<Integer>> e : active.entrySet()) {
-                    Set<Integer> s = standby.get(e.getKey());
-                    if (s != null) s.removeAll(e.getValue());
-                }
-                List<Map<String, Set<Integer>>> actives = new ArrayList<>();
-                List<Map<String, Set<Integer>>> standbys = new ArrayList<>();
-                for (int k = 0; k < threads; k++) {
-                    actives.add(new TreeMap<>());
-                    standbys.add(new TreeMap<>());
-                }
-                // Tasks the topology has first, then stale ones (a sub-topology or partition it no longer has),
-                // so that stale claims never crowd a member's real tasks (the coordinator dealt the real ones).
-                int next = deal(known(active, counts, true), actives, 0);
-                next = deal(known(active, counts, false), actives, next);
-                deal(standby, standbys, next);
-                for (int k = 0; k < threads; k++) {
-                    String memberId = client + "-" + (k + 1);
-                    processOf.put(memberId, client);
-                    members.put(memberId, memberSpec(client, Collections.unmodifiableMap(actives.get(k)),
-                            Collections.unmodifiableMap(standbys.get(k))));
-                }
-            }
-            Set<String> notes = new LinkedHashSet<>();
-            Object result;
-            try {
-                result = assign.invoke(assignor, groupSpec(members,
-                        standbyReplicas == null ? 0 : ((Number) standbyReplicas).intValue()),
-                        topology(counts, stateless));
-            } catch (InvocationTargetException e) {
-                return error(id, String.valueOf(e.getCause()), e.getCause(), notes);
-            }
-            Object byMember = result == null ? null : result.getClass().getMethod("members").invoke(result);
-            if (byMember == null) {
-                return "{\"format\":2,\"id\":" + id + ",\"error\":\"assign returned null\",\"exception\":"
-                        + "\"null-result\",\"frame\":" + AssigncheckJson.quote(assignor.getClass().getName()
-                        + ".assign") + "}";
-            }
-            Map<String, Map<String, List<Integer>>> active = new TreeMap<>();
-            Map<String, Map<String, List<Integer>>> standby = new TreeMap<>();
-            for (String client : clients) {
-                active.put(client, new TreeMap<>());
-                standby.put(client, new TreeMap<>());
-            }
-            for (Map.Entry<?, ?> e : ((Map<?, ?>) byMember).entrySet()) {
-                String client = processOf.get((String) e.getKey());
-                if (client == null) {
-                    notes.add("the result names member " + e.getKey() + ", not in the group: the coordinator ignores it");
-                    continue;
-                }
-                Object ma = e.getValue();
-                if (ma == null) continue;
-                gather((Map<?, ?>) ma.getClass().getMethod("activeTasks").invoke(ma), active.get(client));
-                gather((Map<?, ?>) ma.getClass().getMethod("standbyTasks").invoke(ma), standby.get(client));
-            }
-            return "{\"format\":2,\"id\":" + id + ",\"assignment\":" + json(active) + ",\"standby\":" + json(standby)
-                    + AssigncheckBridge.adapted(String.join("; ", notes)) + "}";
-        } catch (Throwable e) {  // the bridge itself (a malformed request): still one answer line
-            return error(id, "bridge: " + e, e, Collections.<String>emptySet());
+    String solve(Object id, Map<?, ?> problem) throws Exception {
+        Map<String, Integer> counts = new HashMap<>();
+        for (Map.Entry<?, ?> e : ((Map<?, ?>) problem.get("subtopologies")).entrySet()) {
+            counts.put((String) e.getKey(), ((Number) e.getValue()).intValue());
         }
+        Set<String> stateless = AssigncheckBridge.stateless(problem);
+        Map<String, Map<Integer, Long>> ends = endOffsets((List<?>) problem.get("clients"), counts, stateless);
+        Map<String, Object> members = new HashMap<>();  // as TargetAssignmentBuilder.build makes memberSpecs
+        Map<String, String> processOf = new HashMap<>();
+        List<String> clients = new ArrayList<>();
+        for (Object o : (List<?>) problem.get("clients")) {
+            Map<?, ?> c = (Map<?, ?>) o;
+            String client = (String) c.get("id");
+            clients.add(client);
+            int threads = ((Number) c.get("capacity")).intValue();
+            Map<String, Set<Integer>> active = tasks(c.get("active"));
+            Map<String, Set<Integer>> standby = tasks(c.get("standby"));
+            for (Map.Entry<String, Set<Integer>> e : active.entrySet()) {
+                Set<Integer> s = standby.get(e.getKey());
+                if (s != null) s.removeAll(e.getValue());
+            }
+            List<Map<String, Set<Integer>>> actives = new ArrayList<>();
+            List<Map<String, Set<Integer>>> standbys = new ArrayList<>();
+            for (int k = 0; k < threads; k++) {
+                actives.add(new TreeMap<>());
+                standbys.add(new TreeMap<>());
+            }
+            // Tasks the topology has first, then stale ones (a sub-topology or partition it no longer has),
+            // so that stale claims never crowd a member's real tasks (the coordinator dealt the real ones).
+            int next = deal(known(active, counts, true), actives, 0);
+            next = deal(known(active, counts, false), actives, next);
+            next = deal(standby, standbys, next);
+            // The client's reported lags as task offsets (end offset sum minus lag), each on the member holding
+            // the task, the others dealt on round-robin: a thread reports the state directories it has locked.
+            List<Reported> reported = new ArrayList<>();
+            for (int k = 0; k < threads; k++) {
+                reported.add(new Reported(AssigncheckBridge.rack(c), AssigncheckBridge.clientTags(c)));
+            }
+            for (Map.Entry<String, Map<Integer, Long>> st : AssigncheckBridge.lags(c).entrySet()) {
+                Map<Integer, Long> end = ends.get(st.getKey());
+                if (end == null) continue;  // a stateless task has no changelog, no offsets
+                for (Map.Entry<Integer, Long> p : st.getValue().entrySet()) {
+                    int holder = -1;
+                    for (int k = 0; k < threads && holder < 0; k++) {
+                        if (holds(actives.get(k), st.getKey(), p.getKey())
+                                || holds(standbys.get(k), st.getKey(), p.getKey())) holder = k;
+                    }
+                    long e = end.get(p.getKey());
+                    reported.get(holder >= 0 ? holder : next++ % threads).add(st.getKey(), p.getKey(),
+                            e - p.getValue(), e);
+                }
+            }
+            for (int k = 0; k < threads; k++) {
+                String memberId = client + "-" + (k + 1);
+                processOf.put(memberId, client);
+                members.put(memberId, memberSpec(client, Collections.unmodifiableMap(actives.get(k)),
+                        Collections.unmodifiableMap(standbys.get(k)), reported.get(k)));
+            }
+        }
+        Set<String> notes = new LinkedHashSet<>();
+        Object result;
+        try {
+            result = assign.invoke(assignor, groupSpec(members, AssigncheckBridge.standbyReplicas(problem),
+                    AssigncheckBridge.assignmentTags(problem)), topology(counts, stateless));
+        } catch (InvocationTargetException e) {
+            return error(id, String.valueOf(e.getCause()), e.getCause(), String.join("; ", notes));
+        }
+        Object byMember = result == null ? null : result.getClass().getMethod("members").invoke(result);
+        if (byMember == null) {
+            return "{\"format\":2,\"id\":" + id + ",\"error\":\"assign returned null\",\"exception\":"
+                    + "\"null-result\",\"frame\":" + AssigncheckJson.quote(assignor.getClass().getName()
+                    + ".assign") + "}";
+        }
+        Map<String, Map<String, List<Integer>>> active = new TreeMap<>();
+        Map<String, Map<String, List<Integer>>> standby = new TreeMap<>();
+        for (String client : clients) {
+            active.put(client, new TreeMap<>());
+            standby.put(client, new TreeMap<>());
+        }
+        for (Map.Entry<?, ?> e : ((Map<?, ?>) byMember).entrySet()) {
+            String client = processOf.get((String) e.getKey());
+            if (client == null) {
+                notes.add("the result names member " + e.getKey() + ", not in the group: the coordinator ignores it");
+                continue;
+            }
+            Object ma = e.getValue();
+            if (ma == null) continue;
+            gather((Map<?, ?>) ma.getClass().getMethod("activeTasks").invoke(ma), active.get(client));
+            gather((Map<?, ?>) ma.getClass().getMethod("standbyTasks").invoke(ma), standby.get(client));
+        }
+        return "{\"format\":2,\"id\":" + id + ",\"assignment\":" + AssigncheckBridge.tasksJson(active)
+                + ",\"standby\":" + AssigncheckBridge.tasksJson(standby)
+                + AssigncheckBridge.adapted(String.join("; ", notes)) + "}";
     }
 
     private static void gather(Map<?, ?> tasks, Map<String, List<Integer>> into) {
@@ -288,31 +347,5 @@ public final class AssigncheckStreamsGroupBridge implements AssigncheckBridge.Ta
             List<Integer> ps = into.computeIfAbsent(String.valueOf(e.getKey()), k -> new ArrayList<>());
             for (Object p : (Set<?>) e.getValue()) ps.add(((Number) p).intValue());
         }
-    }
-
-    private static String json(Map<String, Map<String, List<Integer>>> byClient) {
-        StringBuilder b = new StringBuilder(1 << 10).append('{');
-        boolean firstClient = true;
-        for (Map.Entry<String, Map<String, List<Integer>>> c : byClient.entrySet()) {
-            b.append(firstClient ? "" : ",").append(AssigncheckJson.quote(c.getKey())).append(":{");
-            firstClient = false;
-            boolean firstSt = true;
-            for (Map.Entry<String, List<Integer>> st : c.getValue().entrySet()) {
-                if (st.getValue().isEmpty()) continue;
-                b.append(firstSt ? "" : ",").append(AssigncheckJson.quote(st.getKey())).append(":[");
-                firstSt = false;
-                List<Integer> ps = st.getValue();
-                Collections.sort(ps);
-                for (int k = 0; k < ps.size(); k++) b.append(k == 0 ? "" : ",").append(ps.get(k));
-                b.append(']');
-            }
-            b.append('}');
-        }
-        return b.append('}').toString();
-    }
-
-    private String error(Object id, String message, Throwable cause, Set<String> notes) {
-        fatal |= AssigncheckBridge.isFatal(cause);
-        return AssigncheckBridge.errorAnswer(id, message, cause, String.join("; ", notes));
     }
 }
