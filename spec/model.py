@@ -401,7 +401,7 @@ def sets_of_grouped_rows(members: int, table: TopicTable, member_row: np.ndarray
     rel = np.empty(len(heads) + members, dtype=np.int64)
     rel[np.arange(len(heads)) + run_member] = heads - rows_at[run_member]
     rel[runs_at[1:] + slot] = rows_at[1:] - rows_at[:-1]
-    shared = (run_codes, rel, index_row, rows_at, runs_at)
+    shared = _Shared((run_codes, rel, index_row, rows_at, runs_at))
     ordered = [True] * members
     if as_listed:
         descents = (index_row[1:] < index_row[:-1]) & ~new_run[1:]
@@ -423,6 +423,16 @@ def sets_of_grouped_rows(members: int, table: TopicTable, member_row: np.ndarray
     return out
 
 
+class _Shared(tuple):  # (codes, bounds, indices, rows_at, runs_at) of `sets_of_grouped_rows`
+    """One group's shared arrays, equal only to themselves: `list.count` then finds the sets cut from one group by
+    identity alone (3 us for 2,100 sets, against 120 us for a set of their ids), never comparing arrays."""
+
+    __slots__ = ()
+    __eq__ = object.__eq__
+    __ne__ = object.__ne__
+    __hash__ = object.__hash__
+
+
 _SRC, _AT, _TABLE = attrgetter("_src"), attrgetter("_at"), attrgetter("table")
 _SUBSCRIPTION, _MEMBER_ID = attrgetter("subscription"), attrgetter("member_id")
 
@@ -433,9 +443,9 @@ def gather(sets: Sequence[PartitionSet]) -> tuple[np.ndarray, np.ndarray, np.nda
     from one) are gathered with three index arrays, not three slices per set; so are those of a few such groups
     (an output that replaced some members' sets, `Assignment.replacing`), group by group, then put back in order."""
     srcs = list(map(_SRC, sets))  # C-level passes throughout: a group can have thousands of members
-    distinct = set(map(id, srcs))
-    if len(distinct) == 1 and srcs[0] is not None:
+    if srcs and srcs[0] is not None and srcs.count(srcs[0]) == len(srcs):  # one group (`_Shared`)
         return _gather_shared(srcs[0], np.fromiter(map(_AT, sets), dtype=np.int64, count=len(srcs)))[:4]
+    distinct = set(map(id, srcs))
     if len(distinct) > _FEW_SOURCES or len(distinct) * 4 > len(srcs):
         return _gather_each(sets)[:4]
     ids = np.fromiter(map(id, srcs), dtype=np.uint64, count=len(srcs))
@@ -646,7 +656,7 @@ class Problem:
         return tuple(sorted(t for t in self.topics if t in wanted))
 
     def subscriptions_equal(self) -> bool:
-        return self.derived("subscriptions_equal", lambda p: len(set(map(_SUBSCRIPTION, p.members))) <= 1)
+        return self.derived("subscriptions_equal", _subscriptions_equal)
 
     def replace(self, **changes: Any) -> Problem:
         """A new problem with these fields changed (no derived data carried over). Built directly: the checks
@@ -667,6 +677,11 @@ class Problem:
         out = self.replace(protocol=protocol)
         object.__setattr__(out, "_derived", self._derived)
         return out
+
+
+def _subscriptions_equal(problem: Problem) -> bool:
+    subs = list(map(_SUBSCRIPTION, problem.members))
+    return subs.count(subs[0]) == len(subs) if subs else True  # `count` compares by identity first: shared sets
 
 
 def topic_sizes(problem: Problem) -> tuple[TopicTable, np.ndarray]:
@@ -749,9 +764,6 @@ class Assignment:
         object.__setattr__(out, "standby", NO_STANDBY)
         object.__setattr__(out, "_rows", rows)
         return out
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if k != "_rows"}  # the sets carry the same rows
 
     @property
     def grouped_rows(self) -> GroupedRows | None:
