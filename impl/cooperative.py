@@ -25,6 +25,7 @@ from assigncheck.spec.model import (
     TopicTable,
     partitions_of,
     sets_by_member,
+    sets_of_grouped_rows,
     topic_sizes,
 )
 from assigncheck.spec.ownership import all_claims_valid, existing_claims, valid_claims
@@ -69,7 +70,7 @@ def _withhold_rows(problem: Problem, eager: Assignment) -> Assignment:
     of 1 M partitions, where every member keeps what it owns, sorts nothing). Only the members that lose a
     partition get a new set; every other member keeps the eager output's own."""
     offsets = _offsets(problem)
-    ids, member, table, topic, indices, gid, receiver = _output_rows(problem, eager, offsets)
+    ids, member, table, topic, indices, gid, receiver, grouped = _output_rows(problem, eager, offsets)
     total = max(int(offsets[-1]), 1)
     v = valid_claims(problem)  # topic codes number the problem's topics by name, as the global ids do
     owner = np.full(total, -1, dtype=np.int64)
@@ -94,7 +95,10 @@ def _withhold_rows(problem: Problem, eager: Assignment) -> Assignment:
     kept[held] = False
     losers = np.flatnonzero(loses)
     rank = np.cumsum(loses) - 1
-    sets = sets_by_member(len(losers), rank[member[kept]], table, topic[kept], indices[kept])
+    if grouped:  # the eager output's own rows, sorted by (member, topic, index): so are the losers' kept rows
+        sets = sets_of_grouped_rows(len(losers), table, rank[member[kept]], topic[kept], indices[kept])
+    else:
+        sets = sets_by_member(len(losers), rank[member[kept]], table, topic[kept], indices[kept])
     return eager.replacing(dict(zip(map(ids.__getitem__, losers.tolist()), sets)))
 
 
@@ -110,6 +114,7 @@ class _OutputRows(NamedTuple):
     indices: np.ndarray
     gid: np.ndarray
     receiver: np.ndarray
+    grouped: bool  # the rows are sorted by (member, topic, index)
 
 
 def _offsets(problem: Problem) -> np.ndarray:
@@ -128,11 +133,8 @@ def _output_rows(problem: Problem, eager: Assignment, offsets: np.ndarray) -> _O
                            count=len(given.piece_topic))
         n = len(problem.members)
         return _OutputRows(given.member_ids, given.member, table, code[given.piece], given.index, given.gid,
-                           np.where(given.member < n, given.member, -1))
-    ids, member, topic, indices = cut.member_ids, cut.member, cut.topic, cut.indices
-    inside = (member >= 0) & (member < len(ids))
-    if not inside.all():  # rows of no set
-        member, topic, indices = member[inside], topic[inside], indices[inside]
+                           np.where(given.member < n, given.member, -1), False)
+    ids, table, member, topic, indices = cut
     names, sizes = topic_sizes(problem)
     code = np.array([names.code.get(t, -1) for t in cut.table.names], dtype=np.int64)[topic]
     # Code -1 (a topic the problem lacks) reads the entry appended to the sizes: 0 partitions.
@@ -143,7 +145,7 @@ def _output_rows(problem: Problem, eager: Assignment, offsets: np.ndarray) -> _O
     else:
         position = {m: k for k, m in enumerate(problem.member_ids)}
         receiver = np.array([position.get(m, -1) for m in ids], dtype=np.int64)[member]
-    return _OutputRows(ids, member, cut.table, topic, indices, gid, receiver)
+    return _OutputRows(ids, member, table, topic, indices, gid, receiver, True)
 
 
 def _withhold_small(problem: Problem, eager: Assignment) -> Assignment:

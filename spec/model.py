@@ -700,8 +700,7 @@ NO_STANDBY: Mapping[str, Partitions] = MappingProxyType({})
 
 class GroupedRows(NamedTuple):
     """The rows an output's sets are cut from, sorted by (member, topic code, index): one per assigned partition.
-    `member` indexes `member_ids`, `topic` indexes `table.names` (int64 arrays), `indices` are int32; a row whose
-    member is outside `member_ids` belongs to no set."""
+    `member` indexes `member_ids`, `topic` indexes `table.names` (int64 arrays), `indices` are int32."""
 
     member_ids: Sequence[str]
     table: TopicTable
@@ -754,22 +753,32 @@ class Assignment:
         """`from_rows` for rows sorted by (member position, topic code, index) already (int64 arrays, the indices
         int32): nothing to sort. The output keeps the rows (`grouped_rows`)."""
         sets = sets_of_grouped_rows(len(member_ids), table, member_row, topic_row, index_row)
-        return cls._of_canonical(member_ids, sets, GroupedRows(member_ids, table, member_row, topic_row, index_row))
+        out = cls._of_canonical(member_ids, sets)
+        if len(member_row) and 0 <= member_row[0] and member_row[-1] < len(member_ids):  # every row in a set
+            src = next(s._src for s in sets if s.count)
+            object.__setattr__(out, "_cut_from", (member_ids, table, src))
+        return out
 
     @classmethod
-    def _of_canonical(cls, member_ids: Sequence[str], sets: Sequence[PartitionSet],
-                      rows: GroupedRows | None = None) -> Assignment:
+    def _of_canonical(cls, member_ids: Sequence[str], sets: Sequence[PartitionSet]) -> Assignment:
         out = object.__new__(cls)  # the sets are canonical already: skip __post_init__'s re-sorting
         object.__setattr__(out, "by_member", MappingProxyType(dict(zip(member_ids, sets))))
         object.__setattr__(out, "standby", NO_STANDBY)
-        object.__setattr__(out, "_rows", rows)
         return out
 
     @property
     def grouped_rows(self) -> GroupedRows | None:
-        """The rows this output was cut from (`from_rows`, `from_grouped_rows` on more than `SMALL_ROWS` rows), so a
+        """The rows this output was cut from (`from_rows`, `from_grouped_rows` on more than `SMALL_ROWS` rows), made
+        again from its sets' shared arrays (a few numpy calls, no pass over the members, no copy kept), so a
         whole-group reader needs no pass over its members; None for an output made otherwise."""
-        return self.__dict__.get("_rows")
+        cut = self.__dict__.get("_cut_from")
+        if cut is None:
+            return None
+        member_ids, table, (codes, bounds, indices, rows_at, runs_at) = cut
+        members = np.arange(len(member_ids))
+        at = np.arange(len(codes)) + np.repeat(members, np.diff(runs_at))  # each run's start among the bounds
+        return GroupedRows(member_ids, table, np.repeat(members, np.diff(rows_at)),
+                           np.repeat(codes, bounds[at + 1] - bounds[at]), indices)
 
     def replacing(self, changed: Mapping[str, PartitionSet]) -> Assignment:
         """This output with the sets of the members in `changed` replaced by those (sorted) sets; every other member
@@ -919,9 +928,9 @@ class StreamsProblem:
 AnyProblem: TypeAlias = Problem | StreamsProblem
 
 __all__ = [
-    "AnyProblem", "Assignment", "Client", "EMPTY", "GROUP_TYPES", "GroupType", "INT32_MAX", "INT32_MIN", "LagInfo",
-    "Member", "PartitionSet", "Partitions", "Problem", "Protocol", "SMALL_ROWS", "StreamsProblem", "TopicOffsets",
-    "TopicPartition", "TopicTable", "UNKNOWN_GENERATION", "count_of", "gather", "index_array", "iter_pairs",
-    "partitions_equal", "partitions_of", "rack_sets", "ranges", "read_only", "run_lengths", "sets_by_member",
-    "sets_of_grouped_rows", "tables_of", "topic_sizes"
+    "AnyProblem", "Assignment", "Client", "EMPTY", "GROUP_TYPES", "GroupType", "GroupedRows", "INT32_MAX",
+    "INT32_MIN", "LagInfo", "Member", "PartitionSet", "Partitions", "Problem", "Protocol", "SMALL_ROWS",
+    "StreamsProblem", "TopicOffsets", "TopicPartition", "TopicTable", "UNKNOWN_GENERATION", "count_of", "gather",
+    "index_array", "iter_pairs", "partitions_equal", "partitions_of", "rack_sets", "ranges", "read_only",
+    "run_lengths", "sets_by_member", "sets_of_grouped_rows", "tables_of", "topic_sizes"
 ]
