@@ -445,11 +445,10 @@ def gather(sets: Sequence[PartitionSet]) -> tuple[np.ndarray, np.ndarray, np.nda
     srcs = list(map(_SRC, sets))  # C-level passes throughout: a group can have thousands of members
     if srcs and srcs[0] is not None and srcs.count(srcs[0]) == len(srcs):  # one group (`_Shared`)
         return _gather_shared(srcs[0], np.fromiter(map(_AT, sets), dtype=np.int64, count=len(srcs)))[:4]
-    distinct = set(map(id, srcs))
-    if len(distinct) > _FEW_SOURCES or len(distinct) * 4 > len(srcs):
+    shared = dict(zip(map(id, srcs), srcs))  # None (sets of their own) is one more key
+    if len(shared) > _FEW_SOURCES or len(shared) * 4 > len(srcs):
         return _gather_each(sets)[:4]
     ids = np.fromiter(map(id, srcs), dtype=np.uint64, count=len(srcs))
-    shared = {id(s): s for s in map(srcs.__getitem__, np.unique(ids, return_index=True)[1].tolist())}
     parts = []
     for key, src in shared.items():
         where = np.flatnonzero(ids == np.uint64(key))
