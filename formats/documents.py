@@ -349,6 +349,9 @@ def _consumer_problem(doc: Mapping[str, Any]) -> Problem:
     member_docs = _sized_list(doc["members"], "members", MAX_MEMBERS)
     _check_rows(_fields_of(member_docs, "owned"), "members", "owned partitions in total")
     parsed = [_member_fields(m, f"members[{i}]") for i, m in enumerate(member_docs)]
+    shared: dict[frozenset[str], frozenset[str]] = {}
+    for fields, _ in parsed:  # equal subscriptions become one object: whole-group passes compare by identity first
+        fields["subscription"] = shared.setdefault(fields["subscription"], fields["subscription"])
     members = [Member(owned=owned, **fields) for (fields, _), owned in zip(parsed, _sets_of([o for _, o in parsed]))]
     _unique_ids([m.member_id for m in members], "members")
     protocol = _str(doc.get("protocol", "eager"), "protocol")

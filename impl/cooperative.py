@@ -8,17 +8,28 @@ drives the rounds).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 
 from assigncheck.impl import registry
 from assigncheck.impl.constrained import CONSTRAINED_PROMISES
 from assigncheck.impl.problem_kind import require_problem
-from assigncheck.spec.model import AnyProblem, Assignment, Problem, TopicTable, partitions_of
+from assigncheck.spec.model import (
+    AnyProblem,
+    Assignment,
+    Problem,
+    TopicTable,
+    partitions_of,
+    sets_by_member,
+    sets_of_grouped_rows,
+    topic_sizes,
+)
 from assigncheck.spec.ownership import all_claims_valid, existing_claims, valid_claims
-from assigncheck.spec.partition_rows import assigned_rows, layout
+from assigncheck.spec.partition_rows import assigned_rows
 from assigncheck.spec.promises import Assignor, Promises
 from assigncheck.spec.small.views import is_small, output_is_small, problem_view
 
@@ -56,33 +67,85 @@ def _keeps_valid_claims(problem: Problem, eager: Assignment) -> bool:
 def _withhold_rows(problem: Problem, eager: Assignment) -> Assignment:
     """Only a partition its receiver does not validly own can be held back: those rows are found with one lookup
     per row in the array of valid owners, and only their partitions' raw claims are looked at (a second round
-    of 1 M partitions, where every member keeps what it owns, sorts nothing)."""
-    lay, n = layout(problem), len(problem.members)
-    total = max(lay.total, 1)
-    v = valid_claims(problem)  # topic codes number the problem's topics by name, as the layout does
+    of 1 M partitions, where every member keeps what it owns, sorts nothing). Only the members that lose a
+    partition get a new set; every other member keeps the eager output's own."""
+    offsets = _offsets(problem)
+    ids, member, table, topic, indices, gid, receiver, grouped = _output_rows(problem, eager, offsets)
+    total = max(int(offsets[-1]), 1)
+    v = valid_claims(problem)  # topic codes number the problem's topics by name, as the global ids do
     owner = np.full(total, -1, dtype=np.int64)
-    owner[lay.offsets[v.topic] + v.index] = v.member  # one valid owner at most per partition (docs/SPEC.md §2)
-    given = assigned_rows(problem, eager)
-    ok = (given.gid >= 0) & (given.member < n)
-    new = np.flatnonzero(ok & (owner[np.where(ok, given.gid, 0)] != given.member))
+    owner[offsets[v.topic] + v.index] = v.member  # one valid owner at most per partition (docs/SPEC.md §2)
+    ok = (gid >= 0) & (receiver >= 0)
+    new = np.flatnonzero(ok & (owner[np.where(ok, gid, 0)] != receiver))
     if not len(new):
         return eager
     asked = np.zeros(total, dtype=bool)
-    asked[given.gid[new]] = True
-    who, gid, _, _ = existing_claims(problem)
-    mine = asked[gid]
-    claims = np.unique(who[mine] * total + gid[mine])  # distinct (member, partition) raw claims of those
+    asked[gid[new]] = True
+    who, claimed, _, _ = existing_claims(problem)
+    mine = asked[claimed]
+    claims = np.unique(who[mine] * total + claimed[mine])  # distinct (member, partition) raw claims of those
     claimants = np.bincount(claims % total, minlength=total)
-    others = claimants[given.gid[new]] - _contains(claims, given.member[new] * total + given.gid[new])
-    held = np.zeros(len(given.gid), dtype=bool)
-    held[new[others > 0]] = True
-    if not held.any():
+    others = claimants[gid[new]] - _contains(claims, receiver[new] * total + gid[new])
+    held = new[others > 0]
+    if not len(held):
         return eager
-    keep = ~held
-    table = TopicTable.of(tuple(sorted(set(given.piece_topic))))
-    code = np.fromiter(map(table.code.__getitem__, given.piece_topic), dtype=np.int64, count=len(given.piece_topic))
-    return Assignment.from_rows(given.member_ids, given.member[keep], table, code[given.piece[keep]],
-                                given.index[keep])
+    loses = np.zeros(len(ids), dtype=bool)
+    loses[member[held]] = True
+    kept = loses[member]
+    kept[held] = False
+    losers = np.flatnonzero(loses)
+    rank = np.cumsum(loses) - 1
+    if grouped:  # the eager output's own rows, sorted by (member, topic, index): so are the losers' kept rows
+        sets = sets_of_grouped_rows(len(losers), table, rank[member[kept]], topic[kept], indices[kept])
+    else:
+        sets = sets_by_member(len(losers), rank[member[kept]], table, topic[kept], indices[kept])
+    return eager.replacing(dict(zip(map(ids.__getitem__, losers.tolist()), sets)))
+
+
+class _OutputRows(NamedTuple):
+    """The eager output as rows: the member (a position in `ids`), the partition (a topic code in `table`, its
+    index) and, read against the problem, its global id (-1: no such partition) and its receiver's position among
+    the problem's members (-1: not one of them)."""
+
+    ids: Sequence[str]
+    member: np.ndarray
+    table: TopicTable
+    topic: np.ndarray
+    indices: np.ndarray
+    gid: np.ndarray
+    receiver: np.ndarray
+    grouped: bool  # the rows are sorted by (member, topic, index)
+
+
+def _offsets(problem: Problem) -> np.ndarray:
+    """The global id of each topic code's partition 0 (topics by name), and the total after the last."""
+    return np.concatenate(([0], np.cumsum(topic_sizes(problem)[1]))).astype(np.int64)
+
+
+def _output_rows(problem: Problem, eager: Assignment, offsets: np.ndarray) -> _OutputRows:
+    """The rows an output was cut from, when it keeps them (the built-in assignors' large outputs): no pass over
+    its members; else `spec.partition_rows.assigned_rows`."""
+    cut = eager.grouped_rows
+    if cut is None:
+        given = assigned_rows(problem, eager)
+        table = TopicTable.of(tuple(sorted(set(given.piece_topic))))
+        code = np.fromiter(map(table.code.__getitem__, given.piece_topic), dtype=np.int64,
+                           count=len(given.piece_topic))
+        n = len(problem.members)
+        return _OutputRows(given.member_ids, given.member, table, code[given.piece], given.index, given.gid,
+                           np.where(given.member < n, given.member, -1), False)
+    ids, table, member, topic, indices = cut
+    names, sizes = topic_sizes(problem)
+    code = np.array([names.code.get(t, -1) for t in cut.table.names], dtype=np.int64)[topic]
+    # Code -1 (a topic the problem lacks) reads the entry appended to the sizes: 0 partitions.
+    known = (indices >= 0) & (indices < np.append(sizes, 0)[code])
+    gid = np.where(known, offsets[code] + indices, -1)
+    if list(ids) == list(problem.member_ids):
+        receiver = member
+    else:
+        position = {m: k for k, m in enumerate(problem.member_ids)}
+        receiver = np.array([position.get(m, -1) for m in ids], dtype=np.int64)[member]
+    return _OutputRows(ids, member, table, topic, indices, gid, receiver, True)
 
 
 def _withhold_small(problem: Problem, eager: Assignment) -> Assignment:

@@ -55,7 +55,12 @@ class ClaimRuns(NamedTuple):
 
 def claim_runs(problem: Problem) -> ClaimRuns | None:
     """The raw claims' runs (`ClaimRuns`), None when nobody claims anything. A few list comprehensions over the
-    members gather their arrays: a group of thousands pays a few attribute reads per member, no more."""
+    members gather their arrays: a group of thousands pays a few attribute reads per member, no more. Once per
+    problem: the sticky assignors' pair table reads them, and so does `existing_claims` (a cooperative round)."""
+    return problem.derived("claim_runs", _claim_runs)
+
+
+def _claim_runs(problem: Problem) -> ClaimRuns | None:
     table = topic_sizes(problem)[0]
     unknown = len(table.names)  # one extra code for topics absent from the metadata
     members = problem.members

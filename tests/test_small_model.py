@@ -114,3 +114,20 @@ def test_partitions_of_marks_a_set_sorted_exactly_when_every_topic_ascends(spec,
     out = partitions_of(given)
     assert out.is_sorted == all(a <= b for v in spec.values() for a, b in zip(v, v[1:]))
     assert {t: a.tolist() for t, a in out.items()} == {t: v for t, v in spec.items() if v}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 30).flatmap(lambda members: st.tuples(st.just(members), st.lists(
+    st.tuples(st.integers(0, members - 1), st.integers(0, 3), st.integers(0, 500)),
+    min_size=model.SMALL_ROWS + 1, max_size=4 * model.SMALL_ROWS))))
+def test_an_output_made_from_rows_gives_them_back_sorted(case):
+    """`Assignment.grouped_rows`, made again from the sets' shared arrays, is the rows sorted by (member, topic,
+    index), and its sets are those rows grouped by member."""
+    members, triples = case
+    table = TopicTable.of(("a", "b", "c", "d"))
+    ids = [f"m{k}" for k in range(members)]
+    out = Assignment.from_rows(ids, [r[0] for r in triples], table, [r[1] for r in triples], [r[2] for r in triples])
+    rows = out.grouped_rows
+    assert rows is not None and list(rows.member_ids) == ids and rows.table is table
+    assert list(zip(rows.member.tolist(), rows.topic.tolist(), rows.indices.tolist())) == sorted(triples)
+    assert Assignment.of_sets(out.by_member).grouped_rows is None
