@@ -4,6 +4,8 @@ signature is its invariant plus the features of its minimized problem (`findings
 
 from __future__ import annotations
 
+from collections import Counter
+
 from assigncheck.spec.model import Member, Problem, StreamsProblem, iter_pairs
 
 JUNK_KINDS = (
@@ -111,42 +113,43 @@ def features(problem: Problem) -> frozenset[str]:
     return frozenset(found)
 
 
+def _problem_inputs(problem: StreamsProblem) -> set[str]:
+    """What the problem itself sets beyond its tasks and clients."""
+    flags = (("standby_replicas", problem.num_standby_replicas), ("stateless", problem.stateless),
+             ("acceptable_recovery_lag", problem.acceptable_recovery_lag is not None),
+             ("rack_aware_assignment_tags", problem.rack_aware_assignment_tags))
+    return {name for name, value in flags if value}
+
+
+def _task_kinds(problem: StreamsProblem, pairs: list[tuple[str, int]]) -> set[str]:
+    """The junk among one client's previous tasks of one role: repeats, and tasks of no sub-topology, a negative
+    index or one past the sub-topology's size."""
+    found = {"repeated"} if len(set(pairs)) < len(pairs) else set()
+    for s, i in pairs:
+        n = problem.subtopologies.get(s)
+        found.add("unknown_subtopology" if n is None else "negative_index" if i < 0 else
+                  "out_of_range" if i >= n else "")
+    found.discard("")
+    return found
+
+
 def streams_features(problem: StreamsProblem) -> frozenset[str]:
     """The kinds of `STREAMS_JUNK_KINDS` a Streams problem contains, plus `standby`, `capacity_over_1`,
     `standby_replicas` (standbys to place), `stateless` (a stateless sub-topology), and what clients report:
     `lags`, `client_racks`, `client_tags`, `acceptable_recovery_lag`, `rack_aware_assignment_tags`."""
-    found: set[str] = {"standby_replicas"} if problem.num_standby_replicas else set()
-    if problem.stateless:
-        found.add("stateless")
-    if problem.acceptable_recovery_lag is not None:
-        found.add("acceptable_recovery_lag")
-    if problem.rack_aware_assignment_tags:
-        found.add("rack_aware_assignment_tags")
-    owners: dict[tuple[str, int], int] = {}
+    found = _problem_inputs(problem)
+    owners: Counter[tuple[str, int]] = Counter()
     for c in problem.clients:
-        if c.capacity > 1:
-            found.add("capacity_over_1")
-        found.update(name for name, value in (("lags", c.lags), ("client_racks", c.rack is not None),
-                                              ("client_tags", c.client_tags)) if value)
-        actives = set(iter_pairs(c.active))
-        for role, parts in (("active", c.active), ("standby", c.standby)):
-            pairs = list(iter_pairs(parts))
-            if len(set(pairs)) < len(pairs):
-                found.add("repeated")
-            for s, i in pairs:
-                n = problem.subtopologies.get(s)
-                if n is None:
-                    found.add("unknown_subtopology")
-                elif i < 0:
-                    found.add("negative_index")
-                elif i >= n:
-                    found.add("out_of_range")
-                if role == "standby":
-                    found.add("standby")
-                    if (s, i) in actives:
-                        found.add("active_and_standby")
-        for task in actives:
-            owners[task] = owners.get(task, 0) + 1
+        reported = (("capacity_over_1", c.capacity > 1), ("lags", c.lags), ("client_racks", c.rack is not None),
+                    ("client_tags", c.client_tags))
+        found.update(name for name, value in reported if value)
+        actives, standbys = list(iter_pairs(c.active)), list(iter_pairs(c.standby))
+        found |= _task_kinds(problem, actives) | _task_kinds(problem, standbys)
+        if standbys:
+            found.add("standby")
+        if set(standbys) & set(actives):
+            found.add("active_and_standby")
+        owners.update(set(actives))
     if any(k >= 2 and 0 <= i < problem.subtopologies.get(s, 0) for (s, i), k in owners.items()):
         found.add("double_active")
     return frozenset(found)
