@@ -11,7 +11,8 @@ import pytest
 from benchmarks import mutation
 
 
-@pytest.mark.parametrize("module", ["roundrobin", "cooperative"])
+# cooperative's mutants take 19 s to make and check the same driver as roundrobin's: `make test-slow` runs them
+@pytest.mark.parametrize("module", ["roundrobin", pytest.param("cooperative", marks=pytest.mark.slow)])
 def test_mutants_are_single_edits_of_the_module_at_their_line(module):
     source = (Path(mutation.ROOT) / "impl" / f"{module}.py").read_text()
     found = mutation.mutants(module)
