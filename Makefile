@@ -14,13 +14,21 @@ JARS := $(VENV)/.kafka-jars
 # list of the package's files, rewritten only when that list changes. The folders are pyproject's package-dir.
 PACKAGE_DIRS := $(shell sed -n 's/^"assigncheck\.[a-z_.]*" = "\([a-z_]*\)"$$/\1/p' pyproject.toml)
 FILES := $(VENV)/.package-files
-$(shell mkdir -p $(VENV) && find $(PACKAGE_DIRS) -type f ! -path '*/__pycache__/*' | LC_ALL=C sort > $(FILES).new \
+$(shell mkdir -p $(VENV) && find $(PACKAGE_DIRS) -type f ! -path '*/__pycache__/*' ! -name '*.so' | LC_ALL=C sort > $(FILES).new \
   && if cmp -s $(FILES).new $(FILES); then rm $(FILES).new; else mv $(FILES).new $(FILES); fi)
 
-$(STAMP): pyproject.toml constraints.txt $(FILES)
+# The model's compiled helpers (native/: Rust, pyo3 pinned in native/Cargo.lock, fetched from crates.io) are built
+# by cargo during the install; setuptools-rust builds them in place (spec/native.*.so) and strict mode does not link
+# what it built, so the link is made here.
+NATIVE := native/Cargo.toml native/Cargo.lock $(wildcard native/src/*.rs)
+
+$(STAMP): pyproject.toml constraints.txt $(FILES) $(NATIVE)
 	@command -v $(PY) >/dev/null 2>&1 || { echo "assigncheck needs Python 3.11: install python3.11 (and python3.11-venv)"; exit 1; }
+	@command -v cargo >/dev/null 2>&1 || { echo "assigncheck's compiled helpers need Rust's cargo (https://rustup.rs): install rust"; exit 1; }
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev]' --config-settings editable_mode=strict
+	$(BIN)/python -c 'import importlib.util as u, pathlib as p; (to,) = u.find_spec("assigncheck.spec").submodule_search_locations; \
+	  [(p.Path(to) / so.name).unlink(missing_ok=True) or (p.Path(to) / so.name).symlink_to(so.resolve()) for so in p.Path("spec").glob("native.*.so")]'
 	@touch $(STAMP)
 
 # Kafka's pinned jars (kafka-clients 3.9.1, kafka-group-coordinator 4.0.0, 4.1.0 and 4.4.0, kafka-streams 4.4.0, the 4.4.0

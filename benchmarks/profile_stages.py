@@ -108,8 +108,10 @@ def main() -> None:
     fresh = uniform(2100, 1, 2100)
     moved = leave_and_join(fresh, constrained.assign(fresh)).replace(protocol="cooperative")
     for name, problem in (("2100x2100 fresh", fresh), ("2100x2100 1 leaves + 1 joins", moved)):
-        print(f"sticky-constrained {name}: layout {best_ms(ConstrainedLayout.of, problem.replace)}, "
-              f"whole assign {best_ms(constrained.assign, problem.replace)}")
+        print(f"sticky-constrained {name}: valid claims {best_ms(valid_claims, problem.replace)}, "
+              f"compiled placement and output {best_ms(constrained.place_large, problem.replace)}, "
+              f"whole assign {best_ms(constrained.assign, problem.replace)}; four-phase variant's layout "
+              f"{best_ms(ConstrainedLayout.of, problem.replace)}")
     both = best_ms(lambda q: withhold(q, constrained.assign(q)), moved.replace)
     print(f"cooperative-sticky 2100x2100 1 leaves + 1 joins: eager {best_ms(constrained.assign, moved.replace)}, "
           f"eager + withhold {both}, whole assign {best_ms(coop.assign, moved.replace)}")

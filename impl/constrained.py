@@ -19,7 +19,8 @@ import numpy as np
 from assigncheck.impl import flow  # noqa: F401 - loads the compiled flow solver now, never inside a timed call (`general_sticky`)
 from assigncheck.impl.constrained_small import SmallLayout, place_two_phase
 from assigncheck.impl.problem_kind import require_problem
-from assigncheck.spec.model import AnyProblem, Assignment, Problem, TopicTable
+from assigncheck.spec.model import AnyProblem, Assignment, Member, Problem, TopicTable
+from assigncheck.spec.native import place_two_phase as place_two_phase_compiled
 from assigncheck.spec.ownership import valid_claims, valid_owned
 from assigncheck.spec.promises import Promises
 from assigncheck.spec.racks import rack_aware
@@ -154,9 +155,10 @@ class ConstrainedAssignor:
             return same
         if is_small(problem):  # the layout is the problem's, computed once (a check's again-run reuses it)
             return self.place_small(problem.derived("constrained_layout", SmallLayout.of))
-        return self.place(ConstrainedLayout.of(problem))
+        return self.place_large(problem)
 
-    def place(self, layout: ConstrainedLayout) -> Assignment:
+    def place_large(self, problem: Problem) -> Assignment:
+        """The placement above the small path's size (arrays, or compiled code)."""
         raise NotImplementedError
 
     def place_small(self, layout: SmallLayout) -> Assignment:
@@ -166,22 +168,19 @@ class ConstrainedAssignor:
 class ConstrainedStickyAssignor(ConstrainedAssignor):
     name = "sticky-constrained"
 
-    def place(self, layout: ConstrainedLayout) -> Assignment:
-        f, c, r = quotas(layout)
-        v = layout.valid
-        # Phase 1: keep up to f; the first r members (M order) that hold at least c keep c.
-        keeps_max = (v >= c) & (c > f)
-        keeps_max &= np.cumsum(keeps_max) <= r
-        kept = np.where(keeps_max, c, np.minimum(v, f))
-        kept_ids = layout.claims[layout.prefixes(kept)]
-        kept_owners = np.repeat(np.arange(len(v)), kept)
-        # Phase 2: the first r - n_max other members aim for c; deal U to everyone below target.
-        extra = ~keeps_max
-        extra &= np.cumsum(extra) <= r - int(keeps_max.sum())
-        need = np.where(keeps_max | extra, c, f) - kept
-        receivers = deal(need)
-        dealt = layout.unassigned(kept_ids)
-        return layout.assignment(np.concatenate((kept_owners, receivers)), np.concatenate((kept_ids, dealt)))
+    def place_large(self, problem: Problem) -> Assignment:
+        """Both phases in one compiled call (`spec.native.place_two_phase`: the layout's steps, then the same
+        quotas and deal as `place_two_phase` on lists)."""
+        v = valid_claims(problem)
+        table = TopicTable(t for t in problem.members[0].subscription if t in problem.topics)
+        offsets = [0]
+        for name in table.names:
+            offsets.append(offsets[-1] + problem.topics[name])
+        base = [offsets[table.code[n]] if n in table.code else -1 for n in v.table.names]
+        ids, member, topic, index = place_two_phase_compiled(list(problem.members), Member, v.member, v.topic,
+                                                             v.index, base, offsets)
+        return Assignment.from_grouped_rows(ids, table, np.frombuffer(member, np.int64),
+                                            np.frombuffer(topic, np.int64), np.frombuffer(index, np.int32))
 
     def place_small(self, layout: SmallLayout) -> Assignment:
         return place_two_phase(layout)

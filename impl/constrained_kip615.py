@@ -11,11 +11,14 @@ import numpy as np
 
 from assigncheck.impl.constrained import ConstrainedAssignor, ConstrainedLayout, deal, quotas
 from assigncheck.impl.constrained_small import SmallLayout, place_four_phase
-from assigncheck.spec.model import Assignment
+from assigncheck.spec.model import Assignment, Problem
 
 
 class FourPhaseConstrainedAssignor(ConstrainedAssignor):
     name = "sticky-constrained-4phase"
+
+    def place_large(self, problem: Problem) -> Assignment:
+        return self.place(ConstrainedLayout.of(problem))
 
     def place(self, layout: ConstrainedLayout) -> Assignment:
         f, c, _ = quotas(layout)

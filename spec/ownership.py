@@ -11,6 +11,7 @@ import numpy as np
 
 from assigncheck.spec.model import (
     SMALL_ROWS,
+    Member,
     Partitions,
     PartitionSet,
     Problem,
@@ -22,6 +23,7 @@ from assigncheck.spec.model import (
     tables_of,
     topic_sizes,
 )
+from assigncheck.spec.native import valid_claim_rows
 from assigncheck.spec.subscriptions import subscription_codes
 
 
@@ -171,6 +173,8 @@ def valid_claims(problem: Problem) -> ValidClaims:
 
 
 def _valid_claims(problem: Problem) -> ValidClaims:
+    if len(problem.members) > SMALL_ROWS:  # the compiled pass, not a pass over the members to count their claims
+        return _valid_claims_vectorized(problem)
     counts = list(map(_COUNT, map(_OWNED, problem.members)))
     if sum(counts) <= SMALL_ROWS:
         return _valid_claims_small(problem, counts)
@@ -212,34 +216,15 @@ def _valid_claims_small(problem: Problem, counts: Sequence[int] | None = None) -
 
 
 def _valid_claims_vectorized(problem: Problem) -> ValidClaims:
+    """The same rules over the whole group in one compiled pass (`spec.native.valid_claim_rows`), reading the
+    members' and their sets' slots directly."""
     table, sizes = topic_sizes(problem)
-    who, gid, code, subscribed = existing_claims(problem)
-    if not subscribed.all():
-        who, gid, code = who[subscribed], gid[subscribed], code[subscribed]  # rule 2
-    offsets = np.concatenate(([0], np.cumsum(sizes)))
-    key = who * (int(offsets[-1]) + 1) + gid
-    if not len(key) or ((key[1:] > key[:-1]).all() and np.bincount(gid).max() <= 1):
-        # The usual next round (claims fed back from one output): rows in (member, partition) order with one
-        # claimant each, so no rule drops any and no sort is needed.
-        return ValidClaims(table, read_only(who, np.int64), read_only(code, np.int64),
-                           read_only((gid - offsets[code]).astype(np.int32)))
-    gen = np.array([m.generation for m in problem.members], dtype=np.int64)[who]
-    # Rows grouped by partition, highest generation first; a member's repeats are adjacent (rule 3).
-    order = np.lexsort((who, -gen, gid))
-    who, gid, code, gen = who[order], gid[order], code[order], gen[order]
-    repeat = np.zeros(len(gid), dtype=bool)
-    repeat[1:] = (gid[1:] == gid[:-1]) & (who[1:] == who[:-1])
-    who, gid, code, gen = who[~repeat], gid[~repeat], code[~repeat], gen[~repeat]
-    first = np.ones(len(gid), dtype=bool)
-    first[1:] = gid[1:] != gid[:-1]
-    tied = np.zeros(len(gid), dtype=bool)  # the next claimant of the same partition has the same generation
-    tied[:-1] = (gid[1:] == gid[:-1]) & (gen[1:] == gen[:-1])
-    won = first & ~tied
-    who, code, gid = who[won], code[won], gid[won]
-    order = np.argsort(who * (int(offsets[-1]) + 1) + gid, kind="stable")  # global ids are in (topic, index) order
-    who, code, gid = who[order], code[order], gid[order]
-    return ValidClaims(table, read_only(who, np.int64), read_only(code, np.int64),
-                       read_only((gid - offsets[code]).astype(np.int32)))
+    members = problem.members
+    one = members[0].subscription if problem.subscriptions_equal() else None
+    member, topic, index = valid_claim_rows(list(members), Member, PartitionSet, TopicTable, table.code,
+                                            sizes.tolist(), one)
+    return ValidClaims(table, np.frombuffer(member, np.int64), np.frombuffer(topic, np.int64),
+                       np.frombuffer(index, np.int32))
 
 
 def claimed_when_all_valid(problem: Problem, valid: int) -> list[PartitionSet] | None:

@@ -8,14 +8,12 @@ distinct, and a set lookup per member or per claimed topic was a third of a 200-
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import chain, repeat
-from operator import attrgetter
 
 import numpy as np
 
-from assigncheck.spec.model import Problem, TopicTable, read_only
+from assigncheck.spec.model import Member, Problem, TopicTable
+from assigncheck.spec.native import subscription_rows
 
-_SUBSCRIPTION = attrgetter("subscription")
 _SPARSE = 32  # `subscribes` lays out a flag per (subscription, topic) while at most this many per listed topic
 
 
@@ -55,21 +53,10 @@ def subscription_codes(problem: Problem) -> SubscriptionCodes:
 
 def _subscription_codes(problem: Problem) -> SubscriptionCodes:
     table = TopicTable.of(tuple(sorted(problem.topics)))
-    members = problem.members
-    if problem.subscriptions_equal():  # one subscription: no pass over the members' sets
-        distinct = [members[0].subscription] if members else []
-        member_sub = np.zeros(len(members), dtype=np.int64)
-    else:  # C-level passes only: a group can have thousands of members
-        subs = list(map(_SUBSCRIPTION, members))
-        distinct = list(dict.fromkeys(subs))  # first seen first
-        number = dict(zip(distinct, range(len(distinct))))
-        member_sub = np.fromiter(map(number.__getitem__, subs), dtype=np.int64, count=len(subs))
-    listed = np.fromiter(map(len, distinct), dtype=np.int64, count=len(distinct))
-    codes = np.fromiter(map(table.code.get, chain.from_iterable(distinct), repeat(-1)), dtype=np.int64,
-                        count=int(listed.sum()))
-    known = codes >= 0
-    sub = np.repeat(np.arange(len(distinct), dtype=np.int64), listed)[known]
-    return SubscriptionCodes(table, read_only(member_sub, np.int64), read_only(sub, np.int64),
-                             read_only(codes[known], np.int64))
+    # compiled (`spec.native`): a pass per member and a dict lookup per listed topic were a fifth of a 200-member assign
+    member_sub, sub, codes = subscription_rows(list(problem.members), Member, table.code, problem.subscriptions_equal())
+    return SubscriptionCodes(table, np.frombuffer(member_sub, np.int64), np.frombuffer(sub, np.int64),
+                             np.frombuffer(codes, np.int64))
+
 
 __all__ = ["SubscriptionCodes", "subscription_codes"]

@@ -12,6 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 # The top-level folders pyproject.toml maps into the assigncheck namespace.
 FOLDERS = {d.split("/")[0] for d in PYPROJECT["tool"]["setuptools"]["package-dir"].values()}
+DIST_INFO = f"assigncheck-{PYPROJECT['project']['version']}.dist-info"
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +27,7 @@ def wheel(tmp_path_factory) -> Path:
 def test_wheel_file_list(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     tops = {n.split("/")[0] for n in names}
-    assert tops == {"assigncheck", wheel.name.split("-py3")[0] + ".dist-info"}, tops
+    assert tops == {"assigncheck", DIST_INFO}, tops
     packaged = {n.rsplit("/", 1)[0] for n in names if n.endswith("/__init__.py")}
     expected = {f"assigncheck/{p.parent.relative_to(ROOT).as_posix()}"
                 for folder in FOLDERS for p in (ROOT / folder).rglob("__init__.py")
@@ -38,7 +39,10 @@ def test_wheel_file_list(wheel):
     assert schemas == {f"assigncheck/formats/schemas/{p.name}" for p in (ROOT / "formats" / "schemas").glob("*.json")}
     assert {f"assigncheck/{folder}/py.typed" for folder in FOLDERS} <= set(names)  # PEP 561: typed for users' mypy
     assert "assigncheck/live/LiveMember.java" in names  # live groups' Java members compile it
-    entry_points = zipfile.ZipFile(wheel).read(f"{wheel.name.split('-py3')[0]}.dist-info/entry_points.txt").decode()
+    # the model's compiled helpers, built by cargo for this interpreter, and their stub for users' type checkers
+    assert any(n.startswith("assigncheck/spec/native.cpython-311-") and n.endswith(".so") for n in names), names
+    assert "assigncheck/spec/native.pyi" in names
+    entry_points = zipfile.ZipFile(wheel).read(f"{DIST_INFO}/entry_points.txt").decode()
     assert "assigncheck = assigncheck.ci.cli:main" in entry_points and "pytest11" in entry_points
     vectors = {n for n in names if n.startswith("assigncheck/fuzz/vectors/") and n.endswith(".json")}
     assert len(vectors) == len(list((ROOT / "fuzz" / "vectors").glob("*.json"))) > 0  # the fuzz seed corpus

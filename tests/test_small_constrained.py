@@ -1,5 +1,6 @@
-"""Both constrained variants' plain-Python placement (`impl/constrained_small.py`) against their vectorized one
-(`impl/constrained.py`, `impl/constrained_kip615.py`), on hypothesis' problems and fed-back rounds with junk claims."""
+"""Both constrained variants' plain-Python placement (`impl/constrained_small.py`) against their large-group one
+(compiled for the two-phase variant, `spec.native.place_two_phase`; arrays for the four-phase one,
+`impl/constrained_kip615.py`), on hypothesis' problems and fed-back rounds with junk claims."""
 
 from dataclasses import replace
 
@@ -8,7 +9,7 @@ from hypothesis import strategies as st
 
 from assigncheck.generate.strategies import problems, sticky_rounds
 from assigncheck.impl import constrained, constrained_small
-from assigncheck.impl.constrained import ConstrainedLayout, ConstrainedStickyAssignor
+from assigncheck.impl.constrained import ConstrainedStickyAssignor
 from assigncheck.impl.constrained_kip615 import FourPhaseConstrainedAssignor
 from assigncheck.spec.model import iter_pairs, partitions_of
 from assigncheck.spec.rounds import next_round
@@ -20,9 +21,8 @@ from assigncheck.spec.rounds import next_round
 def test_constrained_small_paths_agree(problem):
     assume(problem.members and problem.subscriptions_equal())  # a change may leave them unequal
     small = constrained_small.SmallLayout.of(problem)
-    layout = ConstrainedLayout.of(problem)
-    assert constrained_small.place_two_phase(small) == ConstrainedStickyAssignor().place(layout)
-    assert constrained_small.place_four_phase(small) == FourPhaseConstrainedAssignor().place(layout)
+    assert constrained_small.place_two_phase(small) == ConstrainedStickyAssignor().place_large(problem)
+    assert constrained_small.place_four_phase(small) == FourPhaseConstrainedAssignor().place_large(problem)
 
 
 @settings(max_examples=200, deadline=None)
@@ -34,7 +34,7 @@ def test_constrained_settled_claims_are_what_both_placements_give(problem):
     on the problem itself."""
     assume(problem.members and problem.subscriptions_equal())
     for assignor in (ConstrainedStickyAssignor(), FourPhaseConstrainedAssignor()):
-        again = next_round(problem, assignor.place(ConstrainedLayout.of(problem)))
+        again = next_round(problem, assignor.place_large(problem))
         assert constrained.settled(again) is not None
         # Junk beside a complete, balanced valid ownership (a topic gone, an index past the end, a repeat) changes
         # nothing either variant keeps.
@@ -47,5 +47,5 @@ def test_constrained_settled_claims_are_what_both_placements_give(problem):
         for q in (problem, again, noisy):
             same = constrained.settled(q)
             if same is not None:
-                assert same == assignor.place(ConstrainedLayout.of(q)) == assignor.place_small(
+                assert same == assignor.place_large(q) == assignor.place_small(
                     constrained_small.SmallLayout.of(q))

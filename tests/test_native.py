@@ -1,0 +1,168 @@
+"""The model's compiled helpers (native/src/, `assigncheck.spec.native`): the sets they cut read as the rows they
+were cut from, valid ownership read from every form a claimed set takes equals the plain-Python rules', and they
+refuse what they cannot read, leaving the collector and reference counts as found. (`tests/test_small_model.py`
+and `tests/test_ownership.py` hold both equal to the plain-Python paths on small groups too.)"""
+
+import gc
+import sys
+from itertools import groupby
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from assigncheck.spec import model, ownership
+from assigncheck.spec.model import EMPTY, Member, PartitionSet, Problem, TopicTable, partitions_of, sets_of_grouped_rows
+from assigncheck.spec.native import cut_sets, valid_claim_rows
+from assigncheck.spec.subscriptions import subscription_codes
+
+TABLE = TopicTable.of(("a", "b", "c"))
+
+# (member, topic) groups in order, each with its indices in the order given (not necessarily ascending)
+grouped = st.integers(1, 6).flatmap(lambda members: st.tuples(st.just(members), st.lists(
+    st.tuples(st.integers(0, members - 1), st.integers(0, 2), st.lists(st.integers(0, 9), min_size=1, max_size=4)),
+    max_size=12)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(grouped)
+def test_sets_cut_as_listed_read_as_their_rows(case):
+    members, runs = case
+    runs = sorted({(m, t): (m, t, i) for m, t, i in runs}.values(), key=lambda r: r[:2])  # one run per (m, t)
+    rows = [(m, t, i) for m, t, indices in runs for i in indices]
+    member, topic, index = (np.array([r[k] for r in rows], dtype=np.int64 if k < 2 else np.int32).reshape(-1)
+                            for k in range(3))
+    sets = sets_of_grouped_rows(members, TABLE, member, topic, index, as_listed=True)
+    assert len(sets) == members
+    by_member = {m: list(g) for m, g in groupby(runs, key=lambda r: r[0])}
+    for m, s in enumerate(sets):
+        mine = by_member.get(m, [])
+        if not mine:
+            assert s is EMPTY
+            continue
+        assert {t: a.tolist() for t, a in s.items()} == {TABLE.names[t]: i for _, t, i in mine}
+        assert s.count == sum(len(i) for _, _, i in mine) and s.table is TABLE
+        assert s.is_sorted == all(i == sorted(i) for _, _, i in mine)
+
+
+def test_the_references_it_takes_are_given_back():
+    table, shared = TopicTable.of(("t",)), ("shared",)
+    before = sys.getrefcount(table), sys.getrefcount(shared), sys.getrefcount(EMPTY)
+    sets = cut_sets(PartitionSet, table, shared, np.array([0, 2, 2, 5]), None, EMPTY)
+    assert [s.count if s is not EMPTY else 0 for s in sets] == [2, 0, 3] and sets[1] is EMPTY
+    assert sets[2]._at == 2 and sets[0]._src is shared and sets[0].is_sorted is True
+    assert sets[0]._codes is None and sets[0]._lists is None  # the unset slots read as "not made yet"
+    assert sys.getrefcount(table) == before[0] + 2
+    del sets
+    assert (sys.getrefcount(table), sys.getrefcount(shared), sys.getrefcount(EMPTY)) == before
+
+
+def test_cut_sets_are_left_to_reference_counting():
+    """A set holds nothing that refers back to it, so the cut sets are untracked: the collector never visits the
+    thousands a group makes (and a set whose arrays or lists are made later stays so)."""
+    sets = model._sets_vectorized(3, np.array([0, 0, 2]), TABLE, np.array([0, 1, 0]), np.array([1, 2, 3]))
+    assert sets[0].lists() == ((0, 1), (0, 1, 2), (1, 2)) and sets[1] is EMPTY
+    assert not any(map(gc.is_tracked, sets[::2]))
+    with pytest.raises(ValueError, match="ascend"):
+        cut_sets(PartitionSet, TABLE, (), np.array([0, 3, 1]), None, EMPTY)
+
+
+class NotASet:
+    __slots__ = ("table", "is_sorted", "_src", "_at")  # no `count`
+
+
+class Plain:
+    table = is_sorted = _src = _at = count = None  # class attributes, not slots
+
+
+@pytest.mark.parametrize(("cls", "rows_at", "ordered", "error", "says"), [
+    (NotASet, np.arange(3), None, AttributeError, "count"),
+    (Plain, np.arange(3), None, TypeError, "not a slot"),
+    (PartitionSet, np.arange(3, dtype=np.float64), None, BufferError, "i64"),
+    (PartitionSet, np.arange(6)[::2], None, ValueError, "contiguous"),
+    (PartitionSet, np.arange(3), [True], ValueError, "one flag per member"),
+])
+def test_what_it_cannot_cut_is_refused(cls, rows_at, ordered, error, says):
+    with pytest.raises(error, match=says):
+        cut_sets(cls, TABLE, (), rows_at, ordered, EMPTY)
+
+
+NAMES = ("a", "b", "c", "gone")  # "gone": claimed, absent from the metadata
+HUGE = 2**31 - 1  # a topic this big makes the rules sort the claims instead of laying out a flag per partition
+
+
+@st.composite
+def claimed_groups(draw):
+    """A group whose claimed sets take every form a set can: plain tuples, cut from one shared group's arrays, or
+    arrays of their own; some topics small, some huge; subscriptions distinct or all one."""
+    topics = draw(st.dictionaries(st.sampled_from(NAMES[:3]), st.sampled_from([0, 1, 3, 6, HUGE]), min_size=1))
+    count = draw(st.integers(1, 6))
+    one = draw(st.none() | st.frozensets(st.sampled_from(NAMES)))
+    claims = [draw(st.lists(st.tuples(st.integers(0, 3), st.integers(-1, 7)), max_size=10)) for _ in range(count)]
+    forms = draw(st.lists(st.sampled_from(["lists", "shared", "arrays"]), min_size=count, max_size=count))
+    table = TopicTable.of(NAMES)
+    rows = sorted((m, t, i) for m in range(count) if forms[m] == "shared" for t, i in claims[m])
+    shared = model._sets_vectorized(count, np.array([r[0] for r in rows], dtype=np.int64).reshape(-1), table,
+                                    np.array([r[1] for r in rows], dtype=np.int64).reshape(-1),
+                                    np.array([r[2] for r in rows], dtype=np.int32).reshape(-1))
+    members = []
+    for m in range(count):
+        if forms[m] == "shared":
+            owned = shared[m]
+        elif forms[m] == "arrays" and claims[m]:
+            topic, index = zip(*claims[m], strict=True)
+            owned = PartitionSet.from_rows(table, np.array(topic), np.array(index))
+        else:
+            owned = partitions_of([(NAMES[t], i) for t, i in claims[m]])
+        subscription = one if one is not None else draw(st.frozensets(st.sampled_from(NAMES)))
+        members.append(Member(f"m{m}", subscription, owned, draw(st.integers(-1, 2))))
+    return Problem(topics, members)
+
+
+@settings(max_examples=300, deadline=None)
+@given(claimed_groups())
+def test_valid_ownership_read_natively_equals_the_plain_rules(problem):
+    small, native = ownership._valid_claims_small(problem), ownership._valid_claims_vectorized(problem)
+    assert small.table.names == native.table.names
+    for name in ("member", "topic", "index"):
+        a, b = getattr(small, name), getattr(native, name)
+        assert a.tolist() == b.tolist() and a.dtype == b.dtype and not b.flags.writeable, name
+
+
+def test_a_group_of_cut_sets_fed_back_keeps_every_claim():
+    """The usual next round, at a size above the small path: every claim valid, read from the shared arrays."""
+    table = TopicTable.of(("t",))
+    sets = model._sets_vectorized(500, np.arange(500), table, np.zeros(500, dtype=np.int64), np.arange(500))
+    problem = Problem({"t": 500}, [Member(f"m{i:03d}", frozenset({"t"}), s, 3) for i, s in enumerate(sets)])
+    valid = ownership.valid_claims(problem)
+    assert valid.member.tolist() == list(range(500)) and valid.index.tolist() == list(range(500))
+
+
+@pytest.mark.parametrize(("members", "member_cls", "says"), [
+    ([object()], Member, "Member objects"),
+    ([Member("m", frozenset(), EMPTY, 0)], NotASet, "subscription"),
+])
+def test_what_it_cannot_read_is_refused(members, member_cls, says):
+    with pytest.raises((TypeError, AttributeError), match=says):
+        valid_claim_rows(members, member_cls, PartitionSet, TopicTable, {"t": 0}, [1], None)
+    with pytest.raises(ValueError, match="sizes"):
+        valid_claim_rows([], Member, PartitionSet, TopicTable, {"t": 0}, [1, 2], None)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.frozensets(st.sampled_from(NAMES)), min_size=1, max_size=8), st.booleans())
+def test_subscription_codes_number_equal_sets_once_and_list_known_topics(subscriptions, copies):
+    """Distinct subscriptions numbered first seen first, equal sets (the same object or not) as one; each one's
+    known topics, in its iteration order."""
+    if copies:  # equal sets as distinct objects, as members built one by one hold them
+        subscriptions = [frozenset(list(s)) for s in subscriptions]
+    problem = Problem({"a": 1, "b": 2, "c": 0}, [Member(f"m{i}", s) for i, s in enumerate(subscriptions)])
+    codes = subscription_codes(problem)
+    distinct = list(dict.fromkeys(subscriptions))
+    assert codes.member_sub.tolist() == [distinct.index(s) for s in subscriptions]
+    names = codes.table.names
+    assert names == ("a", "b", "c")
+    expected = [(k, names.index(t)) for k, s in enumerate(distinct) for t in s if t in names]
+    assert list(zip(codes.sub.tolist(), codes.codes.tolist(), strict=True)) == expected
+    assert not codes.member_sub.flags.writeable and not codes.codes.flags.writeable
