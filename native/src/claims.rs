@@ -22,7 +22,7 @@ const TABLE_SLOTS: [&str; 1] = ["names"];
 struct Shared {
     codes: Vec<i64>,
     bounds: Vec<i64>,
-    indices: Vec<i64>,
+    indices: Vec<i32>,
     rows_at: Vec<i64>,
     runs_at: Vec<i64>,
 }
@@ -34,14 +34,15 @@ struct Shared {
 struct Reader {
     at: [ffi::Py_ssize_t; 8],
     groups: Vec<(usize, Shared)>,
-    scratch: (Vec<i64>, Vec<i64>, Vec<i64>),
+    scratch: (Vec<i64>, Vec<i64>, Vec<i32>),
 }
 
 impl Reader {
     /// (topic codes, bounds, indices) of `set`; the bounds start at its first index's place among `indices`.
-    fn runs(&mut self, py: Python<'_>, set: *mut ffi::PyObject) -> PyResult<(&[i64], &[i64], &[i64])> {
+    fn runs(&mut self, py: Python<'_>, set: *mut ffi::PyObject) -> PyResult<(&[i64], &[i64], &[i32])> {
         let [_, _, src, pos, lists, codes, bounds, indices] = self.at.map(|offset| unsafe { get_slot(set, offset) });
-        if !src.is_null() && (codes.is_null() || bounds.is_null() || indices.is_null()) {
+        if !src.is_null() {
+            // the set's own arrays, when made, are slices of these: reading the group's once beats a buffer per set
             let k = match self.groups.iter().position(|(id, _)| *id == src as usize) {
                 Some(k) => k,
                 None => {
@@ -66,7 +67,7 @@ impl Reader {
         if !codes.is_null() && !bounds.is_null() && !indices.is_null() {
             c.extend(array::<i64>(py, codes)?);
             bd.extend(array::<i64>(py, bounds)?);
-            ix.extend(array::<i32>(py, indices)?.into_iter().map(i64::from));
+            ix.extend(array::<i32>(py, indices)?);
         } else if !lists.is_null() {
             let parts = unsafe { Bound::from_borrowed_ptr(py, lists) };
             let parts = parts
@@ -74,7 +75,9 @@ impl Reader {
                 .map_err(|_| PyTypeError::new_err("_lists must be a tuple"))?;
             c.extend(ints(&parts.get_item(0)?, "a set's topic codes")?);
             bd.extend(ints(&parts.get_item(1)?, "a set's bounds")?);
-            ix.extend(ints(&parts.get_item(2)?, "a set's indices")?);
+            for index in ints(&parts.get_item(2)?, "a set's indices")? {
+                ix.push(i32::try_from(index).map_err(|_| PyValueError::new_err("a set's indices must be int32"))?);
+            }
         } else {
             return Err(PyValueError::new_err(
                 "a claimed set holds neither arrays, shared arrays nor lists",
@@ -96,7 +99,7 @@ fn shared(py: Python<'_>, src: *mut ffi::PyObject) -> PyResult<Shared> {
     Ok(Shared {
         codes: array(py, part(0)?)?,
         bounds: array(py, part(1)?)?,
-        indices: array::<i32>(py, part(2)?)?.into_iter().map(i64::from).collect(),
+        indices: array(py, part(2)?)?,
         rows_at: array(py, part(3)?)?,
         runs_at: array(py, part(4)?)?,
     })
@@ -199,9 +202,14 @@ pub fn valid_claim_rows<'py>(
     let mut tables: Vec<Translated> = Vec::new();
     let mut table_at: HashMap<usize, usize> = HashMap::new();
     let mut last_table = (0usize, 0usize); // sets built together share one table: most lookups are the last one
+    if members.len() >= 1 << 31 {
+        return Err(PyValueError::new_err("too many members"));
+    }
     let mut generation = Vec::with_capacity(members.len());
     let mut claims: Vec<(i64, u32)> = Vec::new(); // (global partition id, member position)
-    for (position, member) in members.iter().enumerate() {
+                                                  // Every member and claimed set checked first, and the claims counted, so the rows are allocated once.
+    let mut total = 0usize;
+    for member in members.iter() {
         let member = member.as_ptr();
         if unsafe { ffi::PyObject_TypeCheck(member, member_cls.as_type_ptr()) } == 0 {
             return Err(PyTypeError::new_err("members must be Member objects"));
@@ -210,6 +218,12 @@ pub fn valid_claim_rows<'py>(
         if owned.is_null() || unsafe { ffi::PyObject_TypeCheck(owned, set_cls.as_type_ptr()) } == 0 {
             return Err(PyTypeError::new_err("a member's claims must be a PartitionSet"));
         }
+        total += int(unsafe { get_slot(owned, set_at[1]) }, "a set's count")?.max(0) as usize;
+    }
+    claims.reserve(total);
+    for (position, member) in members.iter().enumerate() {
+        let member = member.as_ptr();
+        let owned = unsafe { get_slot(member, m_owned) }; // both checked above
         if int(unsafe { get_slot(owned, set_at[1]) }, "a set's count")? == 0 {
             generation.push(0); // never read: the member claims nothing
             continue;
@@ -261,19 +275,23 @@ pub fn valid_claim_rows<'py>(
             }
             let size = sizes[topic as usize];
             for &index in &indices[lo as usize..hi as usize] {
-                if (0..size).contains(&index) {
-                    claims.push((offsets[topic as usize] + index, position as u32));
+                if (0..size).contains(&i64::from(index)) {
+                    claims.push((offsets[topic as usize] + i64::from(index), position as u32));
                     // else rule 1
                 }
             }
         }
     }
-    let owners = owners(&claims, &generation, offsets[sizes.len()]);
+    let owners = by_member(&owners(&claims, &generation, offsets[sizes.len()]), generation.len());
     let mut member_rows = Vec::with_capacity(owners.len());
     let mut topic_rows = Vec::with_capacity(owners.len());
     let mut index_rows = Vec::with_capacity(owners.len());
-    for (member, gid) in owners {
-        let topic = offsets.partition_point(|&o| o <= gid) - 1;
+    let mut topic = 0usize;
+    for (k, &(member, gid)) in owners.iter().enumerate() {
+        // a member's partitions ascend, so the topic only changes between runs: search only then
+        if k == 0 || owners[k - 1].0 != member || gid < offsets[topic] || gid >= offsets[topic + 1] {
+            topic = offsets.partition_point(|&o| o <= gid) - 1;
+        }
         member_rows.push(member as i64);
         topic_rows.push(topic as i64);
         index_rows.push((gid - offsets[topic]) as i32);
@@ -281,44 +299,61 @@ pub fn valid_claim_rows<'py>(
     Ok((bytes(py, &member_rows), bytes(py, &topic_rows), bytes(py, &index_rows)))
 }
 
-/// Rules 3 and 4 over the claims (global partition id, member position): the winners as (member, partition
-/// id), sorted. A table per partition when the partitions are few beside the claims, else a sort of the claims
-/// (a topic may have millions of partitions and a handful of claims).
+/// Rules 3 and 4 over the claims (global partition id, member position): the winners' partition ids in
+/// partition order, with each one's member. A table per partition when the partitions are few beside the claims
+/// (its entry: the first claimant of the highest generation so far, and a bit for a tie), else a sort of the
+/// claims (a topic may have millions of partitions and a handful of claims).
 fn owners(claims: &[(i64, u32)], generation: &[i64], partitions: i64) -> Vec<(u32, i64)> {
-    let mut won: Vec<(u32, i64)> = Vec::new();
+    const NOBODY: u32 = u32::MAX;
+    const TIED: u32 = 1 << 31; // member positions stay below it (checked by the caller)
     if partitions <= 4 * claims.len() as i64 + 4096 {
-        const NOBODY: u32 = u32::MAX;
-        let p = partitions as usize;
-        let (mut best, mut top, mut tied) = (vec![NOBODY; p], vec![i64::MIN; p], vec![false; p]);
+        let mut best = vec![NOBODY; partitions as usize];
         for &(gid, member) in claims {
-            let (g, gen) = (gid as usize, generation[member as usize]);
-            if best[g] == member {
-                continue; // rule 3: the member's own repeat (it holds the top generation already)
-            }
-            if best[g] == NOBODY || gen > top[g] {
-                (best[g], top[g], tied[g]) = (member, gen, false);
-            } else if gen == top[g] {
-                tied[g] = true; // rule 4
+            let held = best[gid as usize];
+            let holder = held & !TIED;
+            if held == NOBODY {
+                best[gid as usize] = member;
+            } else if holder != member {
+                // (the same member again is rule 3: it holds the top generation already)
+                match generation[member as usize].cmp(&generation[holder as usize]) {
+                    std::cmp::Ordering::Greater => best[gid as usize] = member,
+                    std::cmp::Ordering::Equal => best[gid as usize] = holder | TIED, // rule 4
+                    std::cmp::Ordering::Less => {}
+                }
             }
         }
-        won.extend(
-            (0..p)
-                .filter(|&g| best[g] != NOBODY && !tied[g])
-                .map(|g| (best[g], g as i64)),
-        );
-    } else {
-        let mut keyed: Vec<(i64, i64, u32)> = claims
+        return best
             .iter()
-            .map(|&(gid, member)| (gid, -generation[member as usize], member))
+            .enumerate()
+            .filter(|&(_, &held)| held & TIED == 0)
+            .map(|(g, &member)| (member, g as i64))
             .collect();
-        keyed.sort_unstable();
-        keyed.dedup(); // rule 3
-        for group in keyed.chunk_by(|a, b| a.0 == b.0) {
-            if group.len() == 1 || group[1].1 != group[0].1 {
-                won.push((group[0].2, group[0].0)); // rule 4
-            }
-        }
     }
-    won.sort_unstable();
-    won
+    let mut keyed: Vec<(i64, i64, u32)> = claims
+        .iter()
+        .map(|&(gid, member)| (gid, -generation[member as usize], member))
+        .collect();
+    keyed.sort_unstable();
+    keyed.dedup(); // rule 3
+    keyed
+        .chunk_by(|a, b| a.0 == b.0)
+        .filter(|group| group.len() == 1 || group[1].1 != group[0].1) // rule 4
+        .map(|group| (group[0].2, group[0].0))
+        .collect()
+}
+
+/// The winners (member, partition id), in partition order, regrouped by member: a counting sort, stable, so each
+/// member's partitions stay ascending (a comparison sort of a million claims took longer than reading them).
+fn by_member(won: &[(u32, i64)], members: usize) -> Vec<(u32, i64)> {
+    let mut start = vec![0usize; members + 1];
+    won.iter().for_each(|&(member, _)| start[member as usize + 1] += 1);
+    for m in 0..members {
+        start[m + 1] += start[m];
+    }
+    let mut out = vec![(0u32, 0i64); won.len()];
+    for &(member, gid) in won {
+        out[start[member as usize]] = (member, gid);
+        start[member as usize] += 1;
+    }
+    out
 }
