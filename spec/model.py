@@ -390,8 +390,8 @@ def sets_of_grouped_rows(members: int, table: TopicTable, member_row: np.ndarray
     order given and a set is marked sorted only if they ascend; otherwise they must ascend already."""
     index_row = np.ascontiguousarray(index_row, dtype=np.int32)
     index_row.setflags(write=False)
-    # The shared arrays and the sets are made in compiled code (`spec.native`): in Python and numpy, 2,100 sets took
-    # 0.7 ms, the largest single cost of an assign at KIP-615's size.
+    # The shared arrays and the sets are made in compiled code (`spec.native`): in Python and numpy, 2,100 sets cost
+    # 0.7 ms, more than the rest of an assign at KIP-615's size.
     codes, rel, rows_at, runs_at, ordered = group_runs(np.ascontiguousarray(member_row, dtype=np.int64),
                                                        np.ascontiguousarray(topic_row, dtype=np.int64), index_row,
                                                        members, as_listed)

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assigncheck.spec import model, ownership
-from assigncheck.spec.model import EMPTY, Member, PartitionSet, Problem, TopicTable, partitions_of, sets_of_grouped_rows
+from assigncheck.spec.model import EMPTY, Member, PartitionSet, Problem, TopicTable, sets_of_grouped_rows
 from assigncheck.spec.native import cut_sets, valid_claim_rows
 from assigncheck.spec.subscriptions import subscription_codes
 
@@ -89,45 +89,6 @@ def test_what_it_cannot_cut_is_refused(cls, rows_at, ordered, error, says):
 
 
 NAMES = ("a", "b", "c", "gone")  # "gone": claimed, absent from the metadata
-HUGE = 2**31 - 1  # a topic this big makes the rules sort the claims instead of laying out a flag per partition
-
-
-@st.composite
-def claimed_groups(draw):
-    """A group whose claimed sets take every form a set can: plain tuples, cut from one shared group's arrays, or
-    arrays of their own; some topics small, some huge; subscriptions distinct or all one."""
-    topics = draw(st.dictionaries(st.sampled_from(NAMES[:3]), st.sampled_from([0, 1, 3, 6, HUGE]), min_size=1))
-    count = draw(st.integers(1, 6))
-    one = draw(st.none() | st.frozensets(st.sampled_from(NAMES)))
-    claims = [draw(st.lists(st.tuples(st.integers(0, 3), st.integers(-1, 7)), max_size=10)) for _ in range(count)]
-    forms = draw(st.lists(st.sampled_from(["lists", "shared", "arrays"]), min_size=count, max_size=count))
-    table = TopicTable.of(NAMES)
-    rows = sorted((m, t, i) for m in range(count) if forms[m] == "shared" for t, i in claims[m])
-    shared = model._sets_vectorized(count, np.array([r[0] for r in rows], dtype=np.int64).reshape(-1), table,
-                                    np.array([r[1] for r in rows], dtype=np.int64).reshape(-1),
-                                    np.array([r[2] for r in rows], dtype=np.int32).reshape(-1))
-    members = []
-    for m in range(count):
-        if forms[m] == "shared":
-            owned = shared[m]
-        elif forms[m] == "arrays" and claims[m]:
-            topic, index = zip(*claims[m], strict=True)
-            owned = PartitionSet.from_rows(table, np.array(topic), np.array(index))
-        else:
-            owned = partitions_of([(NAMES[t], i) for t, i in claims[m]])
-        subscription = one if one is not None else draw(st.frozensets(st.sampled_from(NAMES)))
-        members.append(Member(f"m{m}", subscription, owned, draw(st.integers(-1, 2))))
-    return Problem(topics, members)
-
-
-@settings(max_examples=300, deadline=None)
-@given(claimed_groups())
-def test_valid_ownership_read_natively_equals_the_plain_rules(problem):
-    small, native = ownership._valid_claims_small(problem), ownership._valid_claims_vectorized(problem)
-    assert small.table.names == native.table.names
-    for name in ("member", "topic", "index"):
-        a, b = getattr(small, name), getattr(native, name)
-        assert a.tolist() == b.tolist() and a.dtype == b.dtype and not b.flags.writeable, name
 
 
 def test_a_group_of_cut_sets_fed_back_keeps_every_claim():

@@ -2,11 +2,12 @@
 
 from unittest import mock
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assigncheck.spec import ownership, subscriptions
-from assigncheck.spec.model import Assignment, Member, Problem, iter_pairs
+from assigncheck.spec import model, ownership, subscriptions
+from assigncheck.spec.model import Assignment, Member, PartitionSet, Problem, TopicTable, iter_pairs, partitions_of
 from assigncheck.spec.ownership import valid_owned
 from assigncheck.spec.rounds import next_round
 from assigncheck.spec.subscriptions import subscription_codes
@@ -56,9 +57,42 @@ def test_valid_owned_matches_the_literal_reading(problem):
     assert as_sets(valid_owned(problem)) == literal_valid_owned(problem)
 
 
-@settings(max_examples=300, deadline=None)
-@given(problems())
+FORM_NAMES = ("a", "b", "c", "gone")  # "gone": claimed, absent from the metadata
+HUGE = 2**31 - 1  # a topic this big makes the rules sort the claims instead of laying out a flag per partition
+
+
+@st.composite
+def claimed_groups(draw):
+    """A group whose claimed sets take every form a set can: plain tuples, cut from one shared group's arrays, or
+    arrays of their own; some topics small, some huge; subscriptions distinct or all one."""
+    topics = draw(st.dictionaries(st.sampled_from(FORM_NAMES[:3]), st.sampled_from([0, 1, 3, 6, HUGE]), min_size=1))
+    count = draw(st.integers(1, 6))
+    one = draw(st.none() | st.frozensets(st.sampled_from(FORM_NAMES)))
+    claims = [draw(st.lists(st.tuples(st.integers(0, 3), st.integers(-1, 7)), max_size=10)) for _ in range(count)]
+    forms = draw(st.lists(st.sampled_from(["lists", "shared", "arrays"]), min_size=count, max_size=count))
+    table = TopicTable.of(FORM_NAMES)
+    rows = sorted((m, t, i) for m in range(count) if forms[m] == "shared" for t, i in claims[m])
+    shared = model._sets_vectorized(count, np.array([r[0] for r in rows], dtype=np.int64).reshape(-1), table,
+                                    np.array([r[1] for r in rows], dtype=np.int64).reshape(-1),
+                                    np.array([r[2] for r in rows], dtype=np.int32).reshape(-1))
+    members = []
+    for m in range(count):
+        if forms[m] == "shared":
+            owned = shared[m]
+        elif forms[m] == "arrays" and claims[m]:
+            topic, index = zip(*claims[m], strict=True)
+            owned = PartitionSet.from_rows(table, np.array(topic), np.array(index))
+        else:
+            owned = partitions_of([(FORM_NAMES[t], i) for t, i in claims[m]])
+        subscription = one if one is not None else draw(st.frozensets(st.sampled_from(FORM_NAMES)))
+        members.append(Member(f"m{m}", subscription, owned, draw(st.integers(-1, 2))))
+    return Problem(topics, members)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(problems(), claimed_groups()))
 def test_small_and_vectorized_paths_agree(problem):
+    """The plain rules against the compiled pass (`spec.native.valid_claim_rows`), on claimed sets of every form."""
     small, vectorized = ownership._valid_claims_small(problem), ownership._valid_claims_vectorized(problem)
     assert small.table.names == vectorized.table.names
     for name in ("member", "topic", "index"):

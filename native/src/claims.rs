@@ -1,6 +1,6 @@
 //! Valid ownership (docs/SPEC.md §2) over a whole group, read straight from the members' and their claimed sets'
-//! slots: `spec.ownership`'s path for groups above `SMALL_ROWS`. In numpy, gathering the claims into runs and
-//! applying the rules took some fifty array calls, 1-2 ms at 2,100 members of one partition each.
+//! slots: `spec.ownership`'s path for groups above `SMALL_ROWS`. The same in numpy (gathering the claims into runs,
+//! then the rules) is some fifty array calls, 1-2 ms at 2,100 members of one partition each.
 
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
@@ -343,7 +343,7 @@ fn owners(claims: &[(i64, u32)], generation: &[i64], partitions: i64) -> Vec<(u3
 }
 
 /// The winners (member, partition id), in partition order, regrouped by member: a counting sort, stable, so each
-/// member's partitions stay ascending (a comparison sort of a million claims took longer than reading them).
+/// member's partitions stay ascending (a comparison sort of a million claims costs more than reading them).
 fn by_member(won: &[(u32, i64)], members: usize) -> Vec<(u32, i64)> {
     let mut start = vec![0usize; members + 1];
     won.iter().for_each(|&(member, _)| start[member as usize + 1] += 1);

@@ -14,7 +14,7 @@ const CUT_SLOTS: [&str; 5] = ["table", "is_sorted", "_src", "_at", "count"];
 /// One `cls` object per member position of a group whose rows are grouped by member: member i's rows are
 /// `rows_at[i]:rows_at[i + 1]`. A member with rows gets a new object with the five `CUT_SLOTS` set (`table`,
 /// `is_sorted` from `ordered`, or True without it, `shared`, its position i and its row count); one with none
-/// gets `empty` itself. What `model.sets_of_grouped_rows` did one object at a time in Python.
+/// gets `empty` itself (`model.sets_of_grouped_rows`).
 #[pyfunction]
 #[pyo3(signature = (cls, table, shared, rows_at, ordered, empty))]
 pub fn cut_sets<'py>(
@@ -103,8 +103,7 @@ unsafe fn make_sets<'py>(
 /// within a member: each topic run's code, every member's bounds relative to its first row laid out back to back
 /// (its runs' starts, then its row count), and where each member's rows and runs start (`rows_at`, `runs_at`,
 /// members + 1 entries each); with `as_listed`, per member whether its indices ascend within every run. Rows of a
-/// member position outside [0, members) belong to no member. What `model.sets_of_grouped_rows` did in a dozen
-/// array calls.
+/// member position outside [0, members) belong to no member. (In numpy: a dozen array calls.)
 #[pyfunction]
 #[pyo3(signature = (member_row, topic_row, index_row, members, as_listed))]
 #[allow(clippy::type_complexity)]

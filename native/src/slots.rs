@@ -1,5 +1,6 @@
 //! Reading and writing the slots of the model's `__slots__` classes directly, at the offsets their member
-//! descriptors give: no attribute lookup per object, which is what a loop over thousands of members pays for.
+//! descriptors give: no attribute lookup per object, which is what a loop over thousands of members pays for;
+//! and integers handed back as bytes.
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::ffi;
