@@ -25,7 +25,7 @@ grouped = st.integers(1, 6).flatmap(lambda members: st.tuples(st.just(members), 
     max_size=12)))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(grouped)
 def test_sets_cut_as_listed_read_as_their_rows(case):
     members, runs = case
@@ -111,7 +111,7 @@ def test_what_it_cannot_read_is_refused(members, member_cls, says):
         valid_claim_rows([], Member, PartitionSet, TopicTable, {"t": 0}, [1, 2], None)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(st.frozensets(st.sampled_from(NAMES)), min_size=1, max_size=8), st.booleans())
 def test_subscription_codes_number_equal_sets_once_and_list_known_topics(subscriptions, copies):
     """Distinct subscriptions numbered first seen first, equal sets (the same object or not) as one; each one's

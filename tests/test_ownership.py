@@ -89,7 +89,7 @@ def claimed_groups(draw):
     return Problem(topics, members)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(st.one_of(problems(), claimed_groups()))
 def test_small_and_vectorized_paths_agree(problem):
     """The plain rules against the compiled pass (`spec.native.valid_claim_rows`), on claimed sets of every form."""
