@@ -1,9 +1,10 @@
 """Constrained sticky assignment for equal subscriptions (KAFKA-12464, two phases; ALGORITHMS.md).
 
-Everything is array arithmetic over "global partition ids": topics in name order, `g = offset[t] + i`,
-so `(topic, index)` order is plain integer order. A member's valid claims become one run of a sorted
-array (its *keep order*); phase 1 keeps a prefix of each run, phase 2 deals the rest round-robin.
-`ConstrainedLayout` and the helpers are shared with the four-phase variant (`impl/constrained_kip615.py`).
+Everything is arithmetic over "global partition ids": topics in name order, `g = offset[t] + i`, so
+`(topic, index)` order is plain integer order. A member's valid claims become one run of a sorted array (its
+*keep order*); phase 1 keeps a prefix of each run, phase 2 deals the rest round-robin. The two-phase variant does
+this in one compiled call (`spec.native.place_two_phase`); `ConstrainedLayout` (arrays) and the helpers are the
+four-phase variant's (`impl/constrained_kip615.py`).
 
 **Two paths, one answer**: both variants also place in plain Python for a small problem (`impl/constrained_small.py`,
 the same steps on lists; `spec.small.views.is_small`); `ConstrainedAssignor.placed` is the one place the choice is
