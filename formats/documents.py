@@ -349,9 +349,16 @@ def _consumer_problem(doc: Mapping[str, Any]) -> Problem:
     member_docs = _sized_list(doc["members"], "members", MAX_MEMBERS)
     _check_rows(_fields_of(member_docs, "owned"), "members", "owned partitions in total")
     parsed = [_member_fields(m, f"members[{i}]") for i, m in enumerate(member_docs)]
+    # Equal subscriptions become one object, and a topic's name one object (the metadata's, as the claims' are):
+    # whole-group passes compare by identity first, and do not touch a string per member and topic.
+    name = {t: t for t in topics}
     shared: dict[frozenset[str], frozenset[str]] = {}
-    for fields, _ in parsed:  # equal subscriptions become one object: whole-group passes compare by identity first
-        fields["subscription"] = shared.setdefault(fields["subscription"], fields["subscription"])
+    for fields, _ in parsed:
+        subscription = fields["subscription"]
+        one = shared.get(subscription)
+        if one is None:
+            one = shared[subscription] = frozenset([name.get(t, t) for t in subscription])
+        fields["subscription"] = one
     members = [Member(owned=owned, **fields) for (fields, _), owned in zip(parsed, _sets_of([o for _, o in parsed]))]
     _unique_ids([m.member_id for m in members], "members")
     protocol = _str(doc.get("protocol", "eager"), "protocol")

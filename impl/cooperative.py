@@ -18,6 +18,7 @@ import numpy as np
 from assigncheck.impl import registry
 from assigncheck.impl.constrained import CONSTRAINED_PROMISES
 from assigncheck.impl.problem_kind import require_problem
+from assigncheck.spec import native
 from assigncheck.spec.model import (
     AnyProblem,
     Assignment,
@@ -28,16 +29,10 @@ from assigncheck.spec.model import (
     sets_of_grouped_rows,
     topic_sizes,
 )
-from assigncheck.spec.ownership import all_claims_valid, existing_claims, valid_claims
+from assigncheck.spec.ownership import all_claims_valid, raw_claimants, valid_claims
 from assigncheck.spec.partition_rows import assigned_rows
 from assigncheck.spec.promises import Assignor, Promises
 from assigncheck.spec.small.views import is_small, output_is_small, problem_view
-
-
-def _contains(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    at = np.searchsorted(sorted_keys, keys)
-    return (at < len(sorted_keys)) & (sorted_keys[np.minimum(at, len(sorted_keys) - 1)] == keys) \
-        if len(sorted_keys) else np.zeros(len(keys), dtype=bool)
 
 
 def withhold(problem: Problem, eager: Assignment) -> Assignment:
@@ -65,87 +60,53 @@ def _keeps_valid_claims(problem: Problem, eager: Assignment) -> bool:
 
 
 def _withhold_rows(problem: Problem, eager: Assignment) -> Assignment:
-    """Only a partition its receiver does not validly own can be held back: those rows are found with one lookup
-    per row in the array of valid owners, and only their partitions' raw claims are looked at (a second round
-    of 1 M partitions, where every member keeps what it owns, sorts nothing). Only the members that lose a
-    partition get a new set; every other member keeps the eager output's own."""
-    offsets = _offsets(problem)
-    ids, member, table, topic, indices, gid, receiver, grouped = _output_rows(problem, eager, offsets)
-    total = max(int(offsets[-1]), 1)
-    v = valid_claims(problem)  # topic codes number the problem's topics by name, as the global ids do
-    owner = np.full(total, -1, dtype=np.int64)
-    owner[offsets[v.topic] + v.index] = v.member  # one valid owner at most per partition (docs/SPEC.md §2)
-    ok = (gid >= 0) & (receiver >= 0)
-    new = np.flatnonzero(ok & (owner[np.where(ok, gid, 0)] != receiver))
-    if not len(new):
-        return eager
-    asked = np.zeros(total, dtype=bool)
-    asked[gid[new]] = True
-    who, claimed, _, _ = existing_claims(problem)
-    mine = asked[claimed]
-    claims = np.unique(who[mine] * total + claimed[mine])  # distinct (member, partition) raw claims of those
-    claimants = np.bincount(claims % total, minlength=total)
-    others = claimants[gid[new]] - _contains(claims, receiver[new] * total + gid[new])
-    held = new[others > 0]
-    if not len(held):
-        return eager
-    loses = np.zeros(len(ids), dtype=bool)
-    loses[member[held]] = True
-    kept = loses[member]
-    kept[held] = False
-    losers = np.flatnonzero(loses)
-    rank = np.cumsum(loses) - 1
-    if grouped:  # the eager output's own rows, sorted by (member, topic, index): so are the losers' kept rows
-        sets = sets_of_grouped_rows(len(losers), table, rank[member[kept]], topic[kept], indices[kept])
+    """Only a partition its receiver does not validly own can be held back: one compiled pass over the output's rows
+    (`spec.native.withheld`) looks each up among the valid owners, then among the raw claimants
+    (`spec.ownership.raw_claimants`). Only the members that lose a partition get a new set; every other member keeps
+    the eager output's own."""
+    ids, member, table, topic, indices, grouped = _output_rows(problem, eager)
+    names, sizes = topic_sizes(problem)
+    if list(ids) == list(problem.member_ids):
+        receiver: Sequence[int] = range(len(ids))
     else:
-        sets = sets_by_member(len(losers), rank[member[kept]], table, topic[kept], indices[kept])
+        position = {m: k for k, m in enumerate(problem.member_ids)}
+        receiver = [position.get(m, -1) for m in ids]
+    v = valid_claims(problem)
+    losers, rank, kept = (np.frombuffer(b, np.int64) for b in native.withheld(
+        member, topic, indices, [names.code.get(t, -1) for t in table.names], sizes.tolist(), list(receiver),
+        v.member, v.topic, v.index, *raw_claimants(problem)))
+    if not len(losers):
+        return eager
+    if grouped:  # the eager output's own rows, sorted by (member, topic, index): so are the losers' kept rows
+        sets = sets_of_grouped_rows(len(losers), table, rank, topic[kept], indices[kept])
+    else:
+        sets = sets_by_member(len(losers), rank, table, topic[kept], indices[kept])
     return eager.replacing(dict(zip(map(ids.__getitem__, losers.tolist()), sets)))
 
 
 class _OutputRows(NamedTuple):
-    """The eager output as rows: the member (a position in `ids`), the partition (a topic code in `table`, its
-    index) and, read against the problem, its global id (-1: no such partition) and its receiver's position among
-    the problem's members (-1: not one of them)."""
+    """The eager output as rows: the member (a position in `ids`) and the partition (a topic code in `table`, its
+    index)."""
 
     ids: Sequence[str]
     member: np.ndarray
     table: TopicTable
     topic: np.ndarray
     indices: np.ndarray
-    gid: np.ndarray
-    receiver: np.ndarray
     grouped: bool  # the rows are sorted by (member, topic, index)
 
 
-def _offsets(problem: Problem) -> np.ndarray:
-    """The global id of each topic code's partition 0 (topics by name), and the total after the last."""
-    return np.concatenate(([0], np.cumsum(topic_sizes(problem)[1]))).astype(np.int64)
-
-
-def _output_rows(problem: Problem, eager: Assignment, offsets: np.ndarray) -> _OutputRows:
+def _output_rows(problem: Problem, eager: Assignment) -> _OutputRows:
     """The rows an output was cut from, when it keeps them (the built-in assignors' large outputs): no pass over
     its members; else `spec.partition_rows.assigned_rows`."""
     cut = eager.grouped_rows
-    if cut is None:
-        given = assigned_rows(problem, eager)
-        table = TopicTable.of(tuple(sorted(set(given.piece_topic))))
-        code = np.fromiter(map(table.code.__getitem__, given.piece_topic), dtype=np.int64,
-                           count=len(given.piece_topic))
-        n = len(problem.members)
-        return _OutputRows(given.member_ids, given.member, table, code[given.piece], given.index, given.gid,
-                           np.where(given.member < n, given.member, -1), False)
-    ids, table, member, topic, indices = cut
-    names, sizes = topic_sizes(problem)
-    code = np.array([names.code.get(t, -1) for t in cut.table.names], dtype=np.int64)[topic]
-    # Code -1 (a topic the problem lacks) reads the entry appended to the sizes: 0 partitions.
-    known = (indices >= 0) & (indices < np.append(sizes, 0)[code])
-    gid = np.where(known, offsets[code] + indices, -1)
-    if list(ids) == list(problem.member_ids):
-        receiver = member
-    else:
-        position = {m: k for k, m in enumerate(problem.member_ids)}
-        receiver = np.array([position.get(m, -1) for m in ids], dtype=np.int64)[member]
-    return _OutputRows(ids, member, table, topic, indices, gid, receiver, True)
+    if cut is not None:
+        return _OutputRows(cut.member_ids, cut.member, cut.table, cut.topic, cut.indices, True)
+    given = assigned_rows(problem, eager)
+    table = TopicTable.of(tuple(sorted(set(given.piece_topic))))
+    code = np.fromiter(map(table.code.__getitem__, given.piece_topic), dtype=np.int64, count=len(given.piece_topic))
+    return _OutputRows(given.member_ids, given.member, table, code[given.piece],
+                       given.index.astype(np.int32), False)  # a set's indices are int32
 
 
 def _withhold_small(problem: Problem, eager: Assignment) -> Assignment:

@@ -1,4 +1,4 @@
-"""The general sticky assignor's passes over rows, compiled with numba: valid ownership and the pair table's rows
+"""The general sticky assignor's passes over rows, compiled with numba: the pair table's rows
 (`impl/sticky_pairs.py`), the deal of the flow's counts and the output grouped by member (`impl/sticky.py`). Each is a
 counting sort or a walk over rows in one pass; in numpy they took about 90 numpy calls and the arithmetic between
 them, more than the flow's solve on groups of a few hundred members. Imported by the fuzzer before atheris
@@ -8,77 +8,8 @@ instruments `assigncheck.impl`, like `impl/min_cost_flow.py`.
 from __future__ import annotations
 
 import numpy as np
-from numba import types
 
 from assigncheck.impl.min_cost_flow import compiled
-
-_I64, _I32 = types.int64[::1], types.int32[::1]
-_FROZEN = types.Array(types.int64, 1, "C", readonly=True)  # `spec.subscriptions.SubscriptionCodes`' arrays
-_VALID = types.UniTuple(_I64, 3)(_I64, _I64, _I32, *[_I64] * 7, _FROZEN, _FROZEN, _FROZEN, _I64)
-
-
-@compiled(_VALID)
-def valid_claims(codes: np.ndarray, bounds: np.ndarray, indices: np.ndarray, runs_of: np.ndarray,
-                 set_member: np.ndarray, set_base: np.ndarray, topic_of: np.ndarray, topic_size: np.ndarray,
-                 topic_node: np.ndarray, offsets: np.ndarray, member_sub: np.ndarray, sub: np.ndarray,
-                 sub_topic: np.ndarray, generation: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """docs/SPEC.md §2's valid ownership in one pass over the raw claims (`spec.ownership.ClaimRuns`: set s is member
-    `set_member[s]`'s, its run codes are topics `topic_of[set_base[s] + code]` of the metadata), for the pair
-    table: (member position, table topic, table global id) per valid claim, in global id order. Table topic:
-    `topic_node[t]` for metadata topic t (-1: none, and for the extra code of topics absent from the metadata),
-    whose partitions are `offsets[k] ..`. Rule 1: the index exists (`topic_size`); rule 2: the member's
-    subscription (`member_sub`; subscription `sub[e]` lists metadata topic `sub_topic[e]`) lists the topic; rule 3:
-    a member's repeats count once; rule 4: the single claimant of the highest `generation` owns the partition,
-    nobody when two share it. `spec.ownership.valid_claims` is the checker's reading of the same rules;
-    `tests/test_small_sticky.py` holds the two equal."""
-    span = len(topic_size)
-    distinct = 0
-    for m in range(len(member_sub)):
-        distinct = max(distinct, member_sub[m] + 1)
-    listed = np.zeros(distinct * span, dtype=np.bool_)
-    for e in range(len(sub)):
-        listed[sub[e] * span + sub_topic[e]] = True
-    total = offsets[len(offsets) - 1]
-    owner = np.full(total, -1, dtype=np.int64)
-    top = np.zeros(total, dtype=np.int64)  # the owner's generation
-    tied = np.zeros(total, dtype=np.bool_)
-    run, row, at = 0, 0, 0
-    for s in range(len(set_member)):
-        m = set_member[s]
-        gen, flags = generation[m], member_sub[m] * span
-        for r in range(runs_of[s]):
-            t = topic_of[set_base[s] + codes[run]]
-            end = row + bounds[at + r + 1] - bounds[at + r]
-            k = topic_node[t]
-            if k >= 0 and listed[flags + t]:  # rule 2 (and a topic some member gets partitions of)
-                for j in range(row, end):
-                    i = indices[j]
-                    if 0 <= i < topic_size[t]:  # rule 1
-                        g = offsets[k] + i
-                        if owner[g] == m:  # rule 3
-                            continue
-                        if owner[g] < 0 or gen > top[g]:  # rule 4
-                            owner[g], top[g], tied[g] = m, gen, False
-                        elif gen == top[g]:
-                            tied[g] = True
-            row = end
-            run += 1
-        at += runs_of[s] + 1
-    count = 0
-    for g in range(total):
-        count += owner[g] >= 0 and not tied[g]
-    member = np.empty(count, dtype=np.int64)
-    topic = np.empty(count, dtype=np.int64)
-    gid = np.empty(count, dtype=np.int64)
-    c, k = 0, 0
-    for g in range(total):
-        while offsets[k + 1] <= g:
-            k += 1
-        if owner[g] >= 0 and not tied[g]:
-            member[c], topic[c], gid[c] = owner[g], k, g
-            c += 1
-    return member, topic, gid
-
 
 _ROWS = "UniTuple(int64[::1], 5)(" + ", ".join(["int64[::1]"] * 9) + ")"
 
@@ -92,8 +23,8 @@ def pair_rows(member_sub: np.ndarray, sub_start: np.ndarray, sub_len: np.ndarray
     Members are numbered in id order; member m subscribes to the entries `sub_start[s] .. + sub_len[s]` of
     `sub_topic` (topic codes, -1 for a topic that gets no pairs), s = `member_sub[m]`; topic t's nodes are
     `node_first[t] .. + node_count[t]`. A pair per (node, member subscribed to its topic), in (node, member)
-    order. The claims come in global id order (`valid_claims`), so a stable counting sort by pair leaves each pair's
-    claims in index order."""
+    order. The claims come by member, then global id (`spec.ownership.valid_claims`), so a stable counting sort by pair
+    leaves each pair's claims in index order."""
     n_topics, n_members, n_claims = len(node_first), len(member_sub), len(claim_node)
     n_nodes = 0
     for t in range(n_topics):

@@ -12,16 +12,15 @@ index) order, so "a pair's lowest claims" and "a node's free partitions in index
 from __future__ import annotations
 
 from dataclasses import dataclass
-from operator import attrgetter
 
 import numpy as np
 
-from assigncheck.impl.sticky_kernel import pair_rows, valid_claims
+from assigncheck.impl.sticky_kernel import pair_rows
 from assigncheck.spec.model import Problem, TopicTable, topic_sizes
-from assigncheck.spec.ownership import claim_runs
+from assigncheck.spec.ownership import valid_claims
 from assigncheck.spec.partition_rows import layout
 from assigncheck.spec.racks import member_rack, rack_aware, rack_layout
-from assigncheck.spec.subscriptions import SubscriptionCodes, subscription_codes
+from assigncheck.spec.subscriptions import subscription_codes
 
 
 @dataclass(frozen=True)
@@ -74,7 +73,7 @@ def pair_table(problem: Problem) -> PairTable:
         member_class = subs.member_sub[order]
     position = np.empty(len(problem.members), dtype=np.int64)
     position[order] = np.arange(len(problem.members))
-    claim_member, claim_topic, claim_gid = _valid_claims(problem, subs, remap, offsets)
+    claim_member, claim_topic, claim_gid = _valid_claims(problem, remap, offsets)
     node_first, node_count = np.arange(len(sizes), dtype=np.int64), np.ones(len(sizes), dtype=np.int64)
     gid_node, node_size, claim_node = None, sizes, claim_topic
     if aware:  # one node per (topic, rack set) present, by (topic, set id)
@@ -99,20 +98,11 @@ def pair_table(problem: Problem) -> PairTable:
                      pair_owned, pair_mismatch, claim_pair, claim_gid, member_class)
 
 
-_GENERATION = attrgetter("generation")
-_NONE = np.zeros(0, dtype=np.int64)
-
-
-def _valid_claims(problem: Problem, subs: SubscriptionCodes, remap: np.ndarray, offsets: np.ndarray
+def _valid_claims(problem: Problem, remap: np.ndarray, offsets: np.ndarray
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(member position, topic code in the table, global id) per valid claim, by global id: the compiled pass
-    `sticky_kernel.valid_claims` over the raw claims as `spec.ownership.claim_runs` gathers them."""
-    runs = claim_runs(problem)
-    if runs is None:
-        return _NONE, _NONE, _NONE
-    members = problem.members
-    return valid_claims(runs.codes, runs.bounds, runs.indices, runs.runs_of,
-                        np.asarray(runs.position, dtype=np.int64), runs.base, runs.topic_of,
-                        np.append(topic_sizes(problem)[1], 0), np.append(remap, -1), offsets, subs.member_sub,
-                        subs.sub, subs.codes,
-                        np.fromiter(map(_GENERATION, members), dtype=np.int64, count=len(members)))
+    """(member position, topic code in the table, global id) per valid claim, by member, then global id: the
+    checker's own reading (`spec.ownership.valid_claims`, once per problem; a cooperative round reads it too). A
+    valid claim's topic exists, has the partition and is subscribed by its claimant, so it is in the table."""
+    v = valid_claims(problem)
+    topic = remap[v.topic]
+    return v.member, topic, offsets[topic] + v.index

@@ -9,6 +9,13 @@ def cut_sets(cls: type, table: object, shared: object, rows_at: np.ndarray, orde
 def valid_claim_rows(members: list, member_cls: type, set_cls: type, table_cls: type, table_code: dict[str, int],
                      sizes: list[int], subscription: frozenset[str] | None) -> tuple[bytes, bytes, bytes]: ...
 
+def raw_claimants(members: list, member_cls: type, set_cls: type, table_cls: type, table_code: dict[str, int],
+                  sizes: list[int]) -> tuple[bytes, bytes]: ...
+
+def withheld(member: np.ndarray, topic: np.ndarray, index: np.ndarray, code: list[int], sizes: list[int],
+             receiver: list[int], valid_member: np.ndarray, valid_topic: np.ndarray, valid_index: np.ndarray,
+             claimed: np.ndarray, claimant: np.ndarray) -> tuple[bytes, bytes, bytes]: ...
+
 def place_two_phase(members: list, member_cls: type, valid_member: np.ndarray, valid_topic: np.ndarray,
                     valid_index: np.ndarray, base: list[int], offsets: list[int]
                     ) -> tuple[list[str], bytes, bytes, bytes]: ...

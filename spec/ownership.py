@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import compress
 from operator import attrgetter
-from typing import NamedTuple
 
 import numpy as np
 
+from assigncheck.spec import native
 from assigncheck.spec.model import (
     SMALL_ROWS,
     Member,
@@ -16,107 +16,31 @@ from assigncheck.spec.model import (
     PartitionSet,
     Problem,
     TopicTable,
-    gather,
     read_only,
-    run_lengths,
     sets_by_member,
-    tables_of,
     topic_sizes,
 )
-from assigncheck.spec.native import valid_claim_rows
-from assigncheck.spec.subscriptions import subscription_codes
+
+SEVERAL = -2  # `raw_claimants`: two or more members claim the partition
 
 
-def existing_claims(problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Rule 1, all members at once: (member position, global partition id in topic-name order, topic code,
-    does the member still subscribe to the topic) per raw claim of an existing partition, repeats in. Once per
-    problem: valid ownership reads it, and so does a cooperative round, which waits on raw claims."""
-    return problem.derived("existing_claims", _existing_claims)
+def raw_claimants(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """Who claims each claimed partition raw, whatever the generation and the subscription: the partitions' global ids
+    (topics by name, then index), ascending, and per partition the position of its only claimant (a member's repeats
+    count once) or `SEVERAL`. Once per problem, in one compiled pass (`spec.native.raw_claimants`): a cooperative
+    round waits on these. Read-only int64 arrays."""
+    return problem.derived("raw_claimants", _raw_claimants)
 
 
-_OWNED, _COUNT, _SUBSCRIPTION = attrgetter("owned"), attrgetter("count"), attrgetter("subscription")
+def _raw_claimants(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+    table, sizes = topic_sizes(problem)
+    claimed, claimant = native.raw_claimants(list(problem.members), Member, PartitionSet, TopicTable, table.code,
+                                             sizes.tolist())
+    return np.frombuffer(claimed, np.int64), np.frombuffer(claimant, np.int64)
+
+
+_OWNED, _COUNT = attrgetter("owned"), attrgetter("count")
 _IS_SORTED = attrgetter("is_sorted")
-
-
-class ClaimRuns(NamedTuple):
-    """The members' raw claims as `gather` reads them: the claiming members' positions and claim counts, each
-    claimed set's topic runs (`codes`, set-relative `bounds`, `indices`, `runs_of` per set) and, per run code, its
-    topic's code in `table` (every topic of the metadata by name; `len(table.names)` for a topic absent from it):
-    `topic_of[base[s] + code]` for set s."""
-
-    table: TopicTable
-    position: Sequence[int]
-    count_of: list[int]
-    codes: np.ndarray
-    bounds: np.ndarray
-    indices: np.ndarray
-    runs_of: np.ndarray
-    base: np.ndarray
-    topic_of: np.ndarray
-
-
-def claim_runs(problem: Problem) -> ClaimRuns | None:
-    """The raw claims' runs (`ClaimRuns`), None when nobody claims anything. A few list comprehensions over the
-    members gather their arrays: a group of thousands pays a few attribute reads per member, no more. Once per
-    problem: the sticky assignors' pair table reads them, and so does `existing_claims` (a cooperative round)."""
-    return problem.derived("claim_runs", _claim_runs)
-
-
-def _claim_runs(problem: Problem) -> ClaimRuns | None:
-    table = topic_sizes(problem)[0]
-    unknown = len(table.names)  # one extra code for topics absent from the metadata
-    members = problem.members
-    sets = list(map(_OWNED, members))
-    count_of = list(map(_COUNT, sets))
-    if all(count_of):  # everyone claims something (a next round): no positions to pick
-        position: Sequence[int] = range(len(members))
-    else:
-        position = list(compress(range(len(members)), count_of))
-        if not position:
-            return None
-        sets, count_of = list(compress(sets, count_of)), list(filter(None, count_of))
-    tables, base = tables_of(sets)
-    topic_of = np.concatenate([np.array([table.code.get(n, unknown) for n in t.names], dtype=np.int64)
-                               for t in tables])
-    return ClaimRuns(table, position, count_of, *gather(sets), base, topic_of)
-
-
-def _existing_claims(problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    runs = claim_runs(problem)
-    if runs is None:
-        empty = read_only(np.zeros(0, dtype=np.int64), np.int64)
-        return empty, empty, empty, read_only(np.zeros(0, dtype=bool), bool)
-    table, position, count_of, codes, bounds, indices, runs_of, base, topic_of = runs
-    known_sizes = topic_sizes(problem)[1]
-    # One row per claim: its member, its topic (global code) and its index.
-    lengths = run_lengths(bounds, runs_of)
-    run_topic = topic_of[codes + np.repeat(base, runs_of)]
-    topic = np.repeat(run_topic, lengths)
-    who = np.repeat(np.array(position, dtype=np.int64), count_of)
-    index = indices.astype(np.int64)
-    sizes = np.append(known_sizes, 0)
-    run_member = np.repeat(np.array(position, dtype=np.int64), runs_of)
-    subscribed = np.repeat(_subscribed_runs(problem, table, run_member, run_topic), lengths)
-    ok = (index >= 0) & (index < sizes[topic])  # rule 1
-    offsets = np.concatenate(([0], np.cumsum(sizes)))
-    return (read_only(who[ok], np.int64), read_only(offsets[topic[ok]] + index[ok], np.int64),
-            read_only(topic[ok], np.int64), read_only(subscribed[ok], bool))
-
-
-def _subscribed_runs(problem: Problem, table: TopicTable, run_member: np.ndarray, run_topic: np.ndarray
-                     ) -> np.ndarray:
-    """Rule 2 per claimed (member, topic) run: does the member still subscribe to the run's topic? From the
-    problem's subscription codes when they are made already (the sticky assignors' pair table reads them too) or
-    cost no more than the runs; else one set lookup per run (members with distinct subscriptions, each claiming
-    a few of its many topics: the checker of a range or round-robin output after churn)."""
-    members = problem.members
-    if (problem.has_derived("subscription_codes") or problem.subscriptions_equal()
-            or sum(map(len, map(_SUBSCRIPTION, members))) <= len(run_topic)):
-        return subscription_codes(problem).subscribes(run_member, run_topic)
-    names = table.names + ("",)  # the extra code: a topic absent from the metadata (never subscribed here)
-    known = len(table.names)
-    return np.fromiter((t < known and names[t] in members[m].subscription
-                        for t, m in zip(run_topic.tolist(), run_member.tolist())), dtype=bool, count=len(run_topic))
 
 
 class ValidClaims:
@@ -221,7 +145,7 @@ def _valid_claims_vectorized(problem: Problem) -> ValidClaims:
     table, sizes = topic_sizes(problem)
     members = problem.members
     one = members[0].subscription if problem.subscriptions_equal() else None
-    member, topic, index = valid_claim_rows(list(members), Member, PartitionSet, TopicTable, table.code,
+    member, topic, index = native.valid_claim_rows(list(members), Member, PartitionSet, TopicTable, table.code,
                                             sizes.tolist(), one)
     return ValidClaims(table, np.frombuffer(member, np.int64), np.frombuffer(topic, np.int64),
                        np.frombuffer(index, np.int32))
@@ -262,4 +186,5 @@ def all_claims_valid(problem: Problem) -> bool:
     totals say so."""
     return len(valid_claims(problem)) == sum(map(_COUNT, map(_OWNED, problem.members)))
 
-__all__ = ["all_claims_valid", "claim_runs", "claimed_when_all_valid", "existing_claims", "valid_claims", "valid_owned"]
+__all__ = ["SEVERAL", "all_claims_valid", "claimed_when_all_valid", "raw_claimants", "valid_claims",
+           "valid_owned"]

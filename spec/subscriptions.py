@@ -1,8 +1,7 @@
 """The members' subscriptions as arrays of topic codes, computed once per problem.
 
-Valid ownership's rule 2 (does a claimant still subscribe to the claimed topic, docs/SPEC.md §2) and the general
-sticky assignor's (topic, member) pairs both read them; with random subscriptions nearly every member's is
-distinct, and a set lookup per member or per claimed topic was a third of a 200-member assign.
+The general sticky assignor's (topic, member) pairs read them; with random subscriptions nearly every member's is
+distinct, and a set lookup per member and listed topic was a third of a 200-member assign.
 """
 
 from __future__ import annotations
@@ -13,8 +12,6 @@ import numpy as np
 
 from assigncheck.spec.model import Member, Problem, TopicTable
 from assigncheck.spec.native import subscription_rows
-
-_SPARSE = 32  # `subscribes` lays out a flag per (subscription, topic) while at most this many per listed topic
 
 
 @dataclass(frozen=True)
@@ -31,20 +28,6 @@ class SubscriptionCodes:
     def distinct(self) -> int:
         """How many distinct subscriptions the members have."""
         return int(self.member_sub.max()) + 1 if len(self.member_sub) else 0
-
-    def subscribes(self, member: np.ndarray, topic: np.ndarray) -> np.ndarray:
-        """Per row (member position, topic code): does the member subscribe to the topic? A code outside the
-        table (a topic absent from the metadata) never matches."""
-        if not len(self.codes):
-            return np.zeros(len(member), dtype=bool)
-        span = len(self.table.names) + 1
-        asked = self.member_sub[member] * span + topic
-        if self.distinct * span <= _SPARSE * len(self.codes):  # a flag per (subscription, topic): no sort
-            grid = np.zeros(self.distinct * span, dtype=bool)
-            grid[self.sub * span + self.codes] = True
-            return grid[asked]
-        keys = np.sort(self.sub * span + self.codes)
-        return keys[np.minimum(np.searchsorted(keys, asked), len(keys) - 1)] == asked
 
 
 def subscription_codes(problem: Problem) -> SubscriptionCodes:

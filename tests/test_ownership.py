@@ -1,16 +1,14 @@
 """valid_owned against a literal, slow reading of docs/SPEC.md §2."""
 
-from unittest import mock
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assigncheck.spec import model, ownership, subscriptions
+from assigncheck.spec import model, ownership
 from assigncheck.spec.model import Assignment, Member, PartitionSet, Problem, TopicTable, iter_pairs, partitions_of
 from assigncheck.spec.ownership import valid_owned
 from assigncheck.spec.rounds import next_round
-from assigncheck.spec.subscriptions import subscription_codes
 
 
 def literal_valid_owned(problem):
@@ -118,30 +116,36 @@ def test_the_four_rules_by_hand():
     }
 
 
-@settings(max_examples=300, deadline=None)
-@given(problems())
-def test_rule_2_reads_the_same_from_subscription_codes_and_from_set_lookups(problem):
-    """`existing_claims` judges rule 2 by one set lookup per claimed run, or from the problem's subscription codes
-    once they are made (the sticky pair table makes them first): both give the same rows."""
-    looked_up = ownership.existing_claims(problem.replace())
-    for sparse in (0, 10**9):  # `subscribes` sorts the codes, or lays out a flag per (subscription, topic)
-        coded = problem.replace()
-        subscription_codes(coded)
-        with mock.patch.object(subscriptions, "_SPARSE", sparse):
-            for a, b in zip(looked_up, ownership.existing_claims(coded), strict=True):
-                assert a.tolist() == b.tolist()
+def literal_raw_claimants(problem):
+    """Per existing partition that members list, by global id (topics by name, then index): those members, any
+    subscription and generation."""
+    claimants = {}
+    for k, m in enumerate(problem.members):
+        for topic, index in iter_pairs(m.owned):
+            if topic in problem.topics and 0 <= index < problem.topics[topic]:
+                claimants.setdefault((topic, index), set()).add(k)
+    base = dict(zip(sorted(problem.topics), np.cumsum([0] + [problem.topics[t] for t in sorted(problem.topics)])))
+    return sorted((int(base[t]) + i, who) for (t, i), who in claimants.items())
 
 
-def test_a_member_claiming_few_of_its_many_topics_is_judged_by_set_lookups():
-    many = frozenset(f"t{k}" for k in range(20)) | {"gone"}
-    problem = Problem({f"t{k}": 2 for k in range(20)}, [
-        Member("a", many, {"t1": [0], "gone": [0]}, 1), Member("b", many - {"t1"}, {"t1": [1], "t2": [0]}, 1)])
-    who, gid, topic, subscribed = ownership.existing_claims(problem)
-    assert not problem.has_derived("subscription_codes")  # the per-run lookups ran
-    assert list(zip(who.tolist(), gid.tolist(), subscribed.tolist())) == [(0, 2, True), (1, 3, False), (1, 24, True)]
-    coded = problem.replace()
-    subscription_codes(coded)
-    assert [a.tolist() for a in ownership.existing_claims(coded)] == [a.tolist() for a in (who, gid, topic, subscribed)]
+@settings(max_examples=250, deadline=None)
+@given(st.one_of(problems(), claimed_groups()))
+def test_raw_claimants_are_the_literal_reading(problem):
+    """`raw_claimants` (compiled, `spec.native.raw_claimants`) against the claims read one by one: per claimed
+    partition the one member (its repeats, unsubscribed topics and any generation included) or several, on sets of
+    every form and topics of 2^31 - 1 partitions (the sorted path)."""
+    expected = [(g, min(who) if len(who) == 1 else ownership.SEVERAL) for g, who in literal_raw_claimants(problem)]
+    claimed, claimant = ownership.raw_claimants(problem)
+    assert list(zip(claimed.tolist(), claimant.tolist())) == expected
+    assert not claimed.flags.writeable and not claimant.flags.writeable
+
+
+def test_raw_claimants_by_hand():
+    problem = Problem({"t": 3, "u": 1}, [
+        Member("a", frozenset({"t"}), {"t": [0, 0, 1, 7], "gone": [0]}, 1),
+        Member("b", frozenset(), {"t": [1], "u": [0]}, 0)])
+    claimed, claimant = ownership.raw_claimants(problem)
+    assert (claimed.tolist(), claimant.tolist()) == ([0, 1, 3], [0, ownership.SEVERAL, 1])
 
 
 @settings(max_examples=400, deadline=None)

@@ -105,8 +105,18 @@ fn shared(py: Python<'_>, src: *mut ffi::PyObject) -> PyResult<Shared> {
     })
 }
 
+/// Which claims rule 2 keeps: those of a topic the claimant subscribes to, each member's own subscription
+/// read per run (`Each`) or, when every member has the same one, once per table (`One`); or every claim (`Off`:
+/// raw claims, as a cooperative round reads them).
+#[derive(Clone, Copy)]
+enum Rule2<'a, 'py> {
+    Each,
+    One(&'a Bound<'py, PyFrozenSet>),
+    Off,
+}
+
 /// A set's table translated once: per code of the set's own table, the problem's topic code, or -1 for a topic
-/// absent from the metadata (or, when every member has one subscription, not in it); and the topic's name.
+/// absent from the metadata (or, under `Rule2::One`, not in the one subscription); and the topic's name.
 struct Translated {
     code: Vec<i64>,
     name: Vec<*mut ffi::PyObject>,
@@ -118,7 +128,7 @@ fn translate(
     table: *mut ffi::PyObject,
     t_names: ffi::Py_ssize_t,
     table_code: &Bound<'_, PyDict>,
-    subscription: Option<&Bound<'_, PyFrozenSet>>,
+    rule2: Rule2<'_, '_>,
 ) -> PyResult<Translated> {
     let names = unsafe { Bound::from_borrowed_ptr(py, get_slot(table, t_names)) };
     let names = names
@@ -129,8 +139,12 @@ fn translate(
         name: Vec::new(),
     };
     for name in names.iter() {
+        let subscribed = match rule2 {
+            Rule2::One(subscription) => subscription.contains(&name)?,
+            _ => true,
+        };
         let code = match table_code.get_item(&name)? {
-            Some(code) if subscription.map_or(Ok(true), |s| s.contains(&name))? => int(code.as_ptr(), "a topic code")?,
+            Some(code) if subscribed => int(code.as_ptr(), "a topic code")?,
             _ => -1,
         };
         translated.code.push(code);
@@ -160,28 +174,28 @@ fn array<T: pyo3::buffer::Element + Copy>(py: Python<'_>, obj: *mut ffi::PyObjec
     pyo3::buffer::PyBuffer::<T>::get_bound(&obj)?.to_vec(py)
 }
 
-/// Valid ownership of the whole group as rows sorted by (member position, topic code, index): three byte strings
-/// of native int64, int64 and int32 (`numpy.frombuffer`). `members` are `member_cls` objects whose claims are
-/// `set_cls` objects over `table_cls` tables; `table_code` numbers every topic of the metadata and `sizes` gives
-/// each one's partitions; `subscription`, when every member has that one, lets rule 2 be read once per table
-/// instead of once per run.
-/// The rules: a claim of a topic absent from the metadata or an index outside it is dropped (rule 1), so is one
-/// of a topic the member no longer subscribes to (rule 2); a member listing a partition twice claims it once
-/// (rule 3); of several claimants, the single one with the highest generation owns it, and a tie at the top
-/// means nobody does (rule 4).
-#[pyfunction]
-#[pyo3(signature = (members, member_cls, set_cls, table_cls, table_code, sizes, subscription))]
+/// The claims of a whole group that pass rule 1 (an existing partition) and `rule2`, as (global partition id,
+/// member position) in member order, with each member's generation and the global ids' topic offsets.
+struct Claims {
+    claims: Vec<(i64, u32)>,
+    generation: Vec<i64>,
+    offsets: Vec<i64>,
+}
+
+/// Reads every member's claimed set (`Claims`). `members` are `member_cls` objects whose claims are `set_cls`
+/// objects over `table_cls` tables; `table_code` numbers every topic of the metadata and `sizes` gives each one's
+/// partitions.
 #[allow(clippy::too_many_arguments)]
-pub fn valid_claim_rows<'py>(
+fn read_claims<'py>(
     py: Python<'py>,
     members: &Bound<'py, PyList>,
     member_cls: &Bound<'py, PyType>,
     set_cls: &Bound<'py, PyType>,
     table_cls: &Bound<'py, PyType>,
     table_code: &Bound<'py, PyDict>,
-    sizes: Vec<i64>,
-    subscription: Option<&Bound<'py, PyFrozenSet>>,
-) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+    sizes: &[i64],
+    rule2: Rule2<'_, 'py>,
+) -> PyResult<Claims> {
     let [m_subscription, m_owned, m_generation] = slot_offsets(member_cls, MEMBER_SLOTS)?;
     let set_at = slot_offsets(set_cls, SET_SLOTS)?;
     let mut reader = Reader {
@@ -206,8 +220,8 @@ pub fn valid_claim_rows<'py>(
         return Err(PyValueError::new_err("too many members"));
     }
     let mut generation = Vec::with_capacity(members.len());
-    let mut claims: Vec<(i64, u32)> = Vec::new(); // (global partition id, member position)
-                                                  // Every member and claimed set checked first, and the claims counted, so the rows are allocated once.
+    let mut claims: Vec<(i64, u32)> = Vec::new();
+    // Every member and claimed set checked first, and the claims counted, so the rows are allocated once.
     let mut total = 0usize;
     for member in members.iter() {
         let member = member.as_ptr();
@@ -237,7 +251,7 @@ pub fn valid_claim_rows<'py>(
             let k = match table_at.entry(table as usize) {
                 Entry::Occupied(known) => *known.get(),
                 Entry::Vacant(new) => {
-                    tables.push(translate(py, table, t_names, table_code, subscription)?);
+                    tables.push(translate(py, table, t_names, table_code, rule2)?);
                     *new.insert(tables.len() - 1)
                 }
             };
@@ -264,7 +278,7 @@ pub fn valid_claim_rows<'py>(
             if topic < 0 {
                 continue; // rule 1 (unknown topic), or rule 2 under one subscription
             }
-            if subscription.is_none() {
+            if let Rule2::Each = rule2 {
                 let contains = unsafe { ffi::PySet_Contains(own_subscription, translated.name[code as usize]) };
                 if contains < 0 {
                     return Err(PyErr::fetch(py));
@@ -282,6 +296,39 @@ pub fn valid_claim_rows<'py>(
             }
         }
     }
+    Ok(Claims {
+        claims,
+        generation,
+        offsets,
+    })
+}
+
+/// Valid ownership of the whole group as rows sorted by (member position, topic code, index): three byte strings
+/// of native int64, int64 and int32 (`numpy.frombuffer`). The arguments are `read_claims`'s; `subscription`, when
+/// every member has that one, lets rule 2 be read once per table instead of once per run.
+/// The rules: a claim of a topic absent from the metadata or an index outside it is dropped (rule 1), so is one
+/// of a topic the member no longer subscribes to (rule 2); a member listing a partition twice claims it once
+/// (rule 3); of several claimants, the single one with the highest generation owns it, and a tie at the top
+/// means nobody does (rule 4).
+#[pyfunction]
+#[pyo3(signature = (members, member_cls, set_cls, table_cls, table_code, sizes, subscription))]
+#[allow(clippy::too_many_arguments)]
+pub fn valid_claim_rows<'py>(
+    py: Python<'py>,
+    members: &Bound<'py, PyList>,
+    member_cls: &Bound<'py, PyType>,
+    set_cls: &Bound<'py, PyType>,
+    table_cls: &Bound<'py, PyType>,
+    table_code: &Bound<'py, PyDict>,
+    sizes: Vec<i64>,
+    subscription: Option<&Bound<'py, PyFrozenSet>>,
+) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+    let rule2 = subscription.map_or(Rule2::Each, Rule2::One);
+    let Claims {
+        claims,
+        generation,
+        offsets,
+    } = read_claims(py, members, member_cls, set_cls, table_cls, table_code, &sizes, rule2)?;
     let owners = by_member(&owners(&claims, &generation, offsets[sizes.len()]), generation.len());
     let mut member_rows = Vec::with_capacity(owners.len());
     let mut topic_rows = Vec::with_capacity(owners.len());
@@ -297,6 +344,67 @@ pub fn valid_claim_rows<'py>(
         index_rows.push((gid - offsets[topic]) as i32);
     }
     Ok((bytes(py, &member_rows), bytes(py, &topic_rows), bytes(py, &index_rows)))
+}
+
+/// Who claims each claimed partition, raw (rules 2-4 not applied: any subscription, any generation): the
+/// partitions' global ids (topic code order), ascending, and per partition `SEVERAL` (-2) or the position of its
+/// only claimant (a member's repeats count once); as native int64 bytes. A cooperative round waits on these
+/// (`impl/cooperative.py` `withhold`). The arguments are `read_claims`'s.
+#[pyfunction]
+pub fn raw_claimants<'py>(
+    py: Python<'py>,
+    members: &Bound<'py, PyList>,
+    member_cls: &Bound<'py, PyType>,
+    set_cls: &Bound<'py, PyType>,
+    table_cls: &Bound<'py, PyType>,
+    table_code: &Bound<'py, PyDict>,
+    sizes: Vec<i64>,
+) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+    const NOBODY: i64 = -1;
+    const SEVERAL: i64 = -2;
+    let Claims {
+        mut claims, offsets, ..
+    } = read_claims(
+        py,
+        members,
+        member_cls,
+        set_cls,
+        table_cls,
+        table_code,
+        &sizes,
+        Rule2::Off,
+    )?;
+    let (mut gids, mut claimants) = (Vec::new(), Vec::new());
+    let partitions = offsets[sizes.len()];
+    if partitions <= 4 * claims.len() as i64 + 4096 {
+        // a table entry per partition
+        let mut claimant = vec![NOBODY; partitions as usize];
+        for &(gid, member) in &claims {
+            let held = &mut claimant[gid as usize];
+            if *held == NOBODY {
+                *held = i64::from(member);
+            } else if *held != i64::from(member) {
+                *held = SEVERAL;
+            }
+        }
+        for (gid, &who) in claimant.iter().enumerate().filter(|(_, &who)| who != NOBODY) {
+            gids.push(gid as i64);
+            claimants.push(who);
+        }
+    } else {
+        // a topic may have millions of partitions and a handful of claims: sort the claims
+        claims.sort_unstable();
+        claims.dedup();
+        for group in claims.chunk_by(|a, b| a.0 == b.0) {
+            gids.push(group[0].0);
+            claimants.push(if group.len() == 1 {
+                i64::from(group[0].1)
+            } else {
+                SEVERAL
+            });
+        }
+    }
+    Ok((bytes(py, &gids), bytes(py, &claimants)))
 }
 
 /// Rules 3 and 4 over the claims (global partition id, member position): the winners' partition ids in

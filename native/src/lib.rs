@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 
 mod claims;
 mod constrained;
+mod cooperative;
 mod members;
 mod sets;
 mod slots;
@@ -18,7 +19,9 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sets::group_runs, m)?)?;
     m.add_function(wrap_pyfunction!(sets::by_member, m)?)?;
     m.add_function(wrap_pyfunction!(claims::valid_claim_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(claims::raw_claimants, m)?)?;
     m.add_function(wrap_pyfunction!(constrained::place_two_phase, m)?)?;
+    m.add_function(wrap_pyfunction!(cooperative::withheld, m)?)?;
     m.add_function(wrap_pyfunction!(members::same_subscriptions, m)?)?;
     m.add_function(wrap_pyfunction!(members::subscription_rows, m)?)
 }

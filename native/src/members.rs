@@ -143,11 +143,26 @@ pub fn subscription_rows<'py>(
     }
     let (mut sub, mut codes) = (Vec::new(), Vec::new());
     for (k, subscription) in distinct.iter().enumerate() {
-        for topic in subscription.iter()? {
-            if let Some(code) = table_code.get_item(topic?)? {
-                sub.push(k as i64);
-                codes.push(code.extract::<i64>()?);
+        if unsafe { ffi::PyAnySet_Check(subscription.as_ptr()) } == 0 {
+            return Err(PyTypeError::new_err("a member's subscription must be a frozenset"));
+        }
+        // the set's own entries, borrowed, and the dict's value for each: no iterator, no reference counting
+        let (mut at, mut topic, mut hash): (ffi::Py_ssize_t, *mut ffi::PyObject, ffi::Py_hash_t) =
+            (0, std::ptr::null_mut(), 0);
+        while unsafe { ffi::_PySet_NextEntry(subscription.as_ptr(), &mut at, &mut topic, &mut hash) } != 0 {
+            let code = unsafe { ffi::PyDict_GetItemWithError(table_code.as_ptr(), topic) };
+            if code.is_null() {
+                if unsafe { !ffi::PyErr_Occurred().is_null() } {
+                    return Err(PyErr::fetch(py));
+                }
+                continue; // a topic absent from the metadata
             }
+            let code = unsafe { ffi::PyLong_AsLongLong(code) };
+            if code == -1 && unsafe { !ffi::PyErr_Occurred().is_null() } {
+                return Err(PyErr::fetch(py));
+            }
+            sub.push(k as i64);
+            codes.push(code);
         }
     }
     Ok((bytes(py, &member_sub), bytes(py, &sub), bytes(py, &codes)))
