@@ -147,7 +147,7 @@ def solve_counts(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndar
     the member's rack is on none of the node's replicas (see `rack_costs`)."""
     sizes = sizes.astype(np.int64)
     n_pairs = len(pair_topic)
-    if n_pairs == 0 or int(sizes.sum()) == 0:
+    if n_pairs == 0 or not sizes.any():
         zero = np.zeros(n_pairs, dtype=np.int64)
         return PairFlows(zero, zero.copy())
     mismatch = pair_mismatch if pair_mismatch is not None else np.zeros(n_pairs, dtype=bool)

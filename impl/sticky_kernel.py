@@ -8,34 +8,80 @@ instruments `assigncheck.impl`, like `impl/min_cost_flow.py`.
 from __future__ import annotations
 
 import numpy as np
+from numba import types
 
 from assigncheck.impl.min_cost_flow import compiled
 
-_ROWS = "UniTuple(int64[::1], 5)(" + ", ".join(["int64[::1]"] * 9) + ")"
+_RO, _RO32 = types.Array(types.int64, 1, "C", readonly=True), types.Array(types.int32, 1, "C", readonly=True)
 
 
-@compiled(_ROWS)
-def pair_rows(member_sub: np.ndarray, sub_start: np.ndarray, sub_len: np.ndarray, sub_topic: np.ndarray,
-              node_first: np.ndarray, node_count: np.ndarray, claim_node: np.ndarray, claim_member: np.ndarray,
-              claim_gid: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(pair_node, pair_member, pair_owned, claim_pair, claim_gid) of `impl.sticky_pairs.PairTable`.
+@compiled(types.UniTuple(types.int64[::1], 3)(_RO, _RO))
+def topic_layout(sub_topic: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pair table's topics (`impl.sticky_pairs.PairTable.table`): those some subscription lists (`sub_topic`: codes
+    of the metadata's topics, whose partition counts are `sizes`) and that have partitions. Returns their metadata
+    codes, ascending; their global id offsets (one more entry: the total); and per metadata code, its code among
+    them or -1."""
+    wanted = np.zeros(len(sizes), dtype=np.bool_)
+    for t in sub_topic:
+        wanted[t] = sizes[t] > 0
+    remap = np.full(len(sizes), -1, dtype=np.int64)
+    count = 0
+    for t in range(len(sizes)):
+        if wanted[t]:
+            remap[t] = count
+            count += 1
+    kept = np.empty(count, dtype=np.int64)
+    offsets = np.zeros(count + 1, dtype=np.int64)
+    for t in range(len(sizes)):
+        k = remap[t]
+        if k >= 0:
+            kept[k] = t
+            offsets[k + 1] = offsets[k] + sizes[t]
+    return kept, offsets, remap
 
-    Members are numbered in id order; member m subscribes to the entries `sub_start[s] .. + sub_len[s]` of
-    `sub_topic` (topic codes, -1 for a topic that gets no pairs), s = `member_sub[m]`; topic t's nodes are
-    `node_first[t] .. + node_count[t]`. A pair per (node, member subscribed to its topic), in (node, member)
-    order. The claims come by member, then global id (`spec.ownership.valid_claims`), so a stable counting sort by pair
-    leaves each pair's claims in index order."""
-    n_topics, n_members, n_claims = len(node_first), len(member_sub), len(claim_node)
-    n_nodes = 0
-    for t in range(n_topics):
-        n_nodes += node_count[t]
+
+# complexity: a numba kernel, kept whole: its passes (pairs counted per node, laid out, claims placed) share the
+# node starts, and splitting them would hand arrays across compiled calls for nothing.
+@compiled(types.UniTuple(types.int64[::1], 6)(_RO, _RO, _RO, _RO, _RO, _RO, _RO, _RO, _RO, _RO, _RO, _RO32))
+def pair_rows(member_sub: np.ndarray, order: np.ndarray, sub: np.ndarray, sub_topic: np.ndarray, remap: np.ndarray,
+              offsets: np.ndarray, gid_node: np.ndarray, node_first: np.ndarray, node_count: np.ndarray,
+              claim_member: np.ndarray, claim_topic: np.ndarray, claim_index: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(pair_node, pair_member, pair_owned, claim_pair, claim_gid) of `impl.sticky_pairs.PairTable`, and each member's
+    subscription number in member id order.
+
+    Member `order[k]` (a position among the problem's members) is the k-th by id; it has subscription
+    `member_sub[order[k]]`, whose topics are the entries e with `sub[e]` that number (entries grouped by number,
+    ascending), topic `sub_topic[e]` of the metadata: the table's topic `remap[..]` (-1: none) with global ids from
+    `offsets`. Topic t's nodes are `node_first[t] .. + node_count[t]` and `gid_node` gives each global id its node;
+    when `gid_node` is empty, the nodes are the topics. A pair per (node, member subscribed to its topic), in
+    (node, member) order. The valid claims (member position, metadata topic code, index) come by member, then
+    global id (`spec.ownership.valid_claims`), so a stable counting sort by pair leaves each pair's claims in index
+    order."""
+    n_members, n_claims, n_subs = len(order), len(claim_member), 0
+    for s in member_sub:
+        n_subs = max(n_subs, s + 1)
+    sub_start = np.zeros(n_subs + 1, dtype=np.int64)
+    for e in range(len(sub)):
+        sub_start[sub[e] + 1] += 1
+    for s in range(n_subs):
+        sub_start[s + 1] += sub_start[s]
+    position = np.empty(n_members, dtype=np.int64)
+    by_id = np.empty(n_members, dtype=np.int64)  # subscription numbers in id order
+    for k in range(n_members):
+        position[order[k]] = k
+        by_id[k] = member_sub[order[k]]
+    topics = len(offsets) - 1
+    aware = len(gid_node) > 0
+    n_nodes = node_first[topics - 1] + node_count[topics - 1] if aware else topics  # aware: some partition exists
     start = np.zeros(n_nodes + 1, dtype=np.int64)
     for m in range(n_members):
-        s = member_sub[m]
-        for e in range(sub_start[s], sub_start[s] + sub_len[s]):
-            t = sub_topic[e]
+        s = by_id[m]
+        for e in range(sub_start[s], sub_start[s + 1]):
+            t = remap[sub_topic[e]]
             if t >= 0:
-                for k in range(node_first[t], node_first[t] + node_count[t]):
+                first, count = (node_first[t], node_count[t]) if aware else (t, 1)
+                for k in range(first, first + count):
                     start[k + 1] += 1
     for k in range(n_nodes):
         start[k + 1] += start[k]
@@ -43,17 +89,23 @@ def pair_rows(member_sub: np.ndarray, sub_start: np.ndarray, sub_len: np.ndarray
     pair_node, pair_member = np.empty(pairs, dtype=np.int64), np.empty(pairs, dtype=np.int64)
     fill = start[:n_nodes].copy()
     for m in range(n_members):  # members in order: each node's pairs come out by member
-        s = member_sub[m]
-        for e in range(sub_start[s], sub_start[s] + sub_len[s]):
-            t = sub_topic[e]
+        s = by_id[m]
+        for e in range(sub_start[s], sub_start[s + 1]):
+            t = remap[sub_topic[e]]
             if t >= 0:
-                for k in range(node_first[t], node_first[t] + node_count[t]):
+                first, count = (node_first[t], node_count[t]) if aware else (t, 1)
+                for k in range(first, first + count):
                     pair_node[fill[k]], pair_member[fill[k]] = k, m
                     fill[k] += 1
-    claim_pair = np.empty(n_claims, dtype=np.int64)
+    claim_pair, claim_gid = np.empty(n_claims, dtype=np.int64), np.empty(n_claims, dtype=np.int64)
     owned = np.zeros(pairs, dtype=np.int64)
     for i in range(n_claims):
-        k, m = claim_node[i], claim_member[i]
+        t = remap[claim_topic[i]]
+        if t < 0:
+            raise ValueError("a valid claim of a topic no member subscribes to")
+        g = offsets[t] + claim_index[i]
+        k = gid_node[g] if aware else t
+        m = position[claim_member[i]]
         lo, hi = start[k], start[k + 1]
         while lo < hi:  # the node's first pair whose member is not below m
             mid = (lo + hi) >> 1
@@ -63,7 +115,7 @@ def pair_rows(member_sub: np.ndarray, sub_start: np.ndarray, sub_len: np.ndarray
                 hi = mid
         if lo == start[k + 1] or pair_member[lo] != m:
             raise ValueError("a valid claim without its (node, member) pair")
-        claim_pair[i] = lo
+        claim_pair[i], claim_gid[i] = lo, g
         owned[lo] += 1
     at = np.zeros(pairs + 1, dtype=np.int64)
     for p in range(pairs):
@@ -73,7 +125,7 @@ def pair_rows(member_sub: np.ndarray, sub_start: np.ndarray, sub_len: np.ndarray
         j = at[claim_pair[i]]
         by_pair[j], gid[j] = claim_pair[i], claim_gid[i]
         at[claim_pair[i]] += 1
-    return pair_node, pair_member, owned, by_pair, gid
+    return pair_node, pair_member, owned, by_pair, gid, by_id
 
 
 @compiled("void(int64[::1], int64[::1], int64[::1], int64)")

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from assigncheck.impl.sticky_kernel import pair_rows
-from assigncheck.spec.model import Problem, TopicTable, topic_sizes
+from assigncheck.impl.sticky_kernel import pair_rows, topic_layout
+from assigncheck.spec.model import Member, Problem, TopicTable, topic_sizes
+from assigncheck.spec.native import by_id
 from assigncheck.spec.ownership import valid_claims
 from assigncheck.spec.partition_rows import layout
 from assigncheck.spec.racks import member_rack, rack_aware, rack_layout
@@ -48,34 +49,18 @@ class PairTable:
 
 
 def pair_table(problem: Problem) -> PairTable:
-    ids = [m.member_id for m in problem.members]
-    order = sorted(range(len(ids)), key=ids.__getitem__)
-    # Pairs from the distinct subscriptions' codes (`spec.subscriptions`, shared with valid ownership): no set
-    # lookup per member; the rows themselves come from one compiled pass (`impl/sticky_kernel.py`).
+    # The members by id, the distinct subscriptions' codes (`spec.subscriptions`) and the valid claims
+    # (`spec.ownership`, shared with a cooperative round) come from compiled passes over the members; the topics and
+    # the rows from two compiled passes over those (`impl/sticky_kernel.py`).
+    ids, order = by_id(list(problem.members), Member)
+    order = np.frombuffer(order, np.int64)
     subs = subscription_codes(problem)
-    sizes = topic_sizes(problem)[1]  # every topic of the metadata, in the codes' (name) order
-    wanted = np.zeros(len(sizes), dtype=bool)
-    wanted[subs.codes] = True
-    wanted &= sizes > 0  # topics without partitions get no pairs
-    kept = np.flatnonzero(wanted)
-    table = TopicTable.of(tuple(map(subs.table.names.__getitem__, kept.tolist())))
+    names, sizes = topic_sizes(problem)  # every topic of the metadata, in the codes' (name) order
+    kept, offsets, remap = topic_layout(subs.codes, sizes)
+    table = TopicTable.of(tuple(map(names.names.__getitem__, kept.tolist())))
     sizes = sizes[kept]
-    offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
-    np.cumsum(sizes, out=offsets[1:])
-    remap = np.where(wanted, np.cumsum(wanted) - 1, -1)  # a topic code of the metadata -> its code in `table`
-    sub_len = np.bincount(subs.sub, minlength=subs.distinct)
+    gid_node, node_size, node_first, node_count = _NONE, sizes, _NONE, _NONE
     aware = rack_aware(problem)
-    if aware:
-        classes: dict[tuple[frozenset[str], str | None], int] = {}
-        member_class = np.array([classes.setdefault((m.subscription, member_rack(m.rack)), len(classes))
-                                 for m in map(problem.members.__getitem__, order)], dtype=np.int64)
-    else:
-        member_class = subs.member_sub[order]
-    position = np.empty(len(problem.members), dtype=np.int64)
-    position[order] = np.arange(len(problem.members))
-    claim_member, claim_topic, claim_gid = _valid_claims(problem, remap, offsets)
-    node_first, node_count = np.arange(len(sizes), dtype=np.int64), np.ones(len(sizes), dtype=np.int64)
-    gid_node, node_size, claim_node = None, sizes, claim_topic
     if aware:  # one node per (topic, rack set) present, by (topic, set id)
         racks, lay = rack_layout(problem), layout(problem)
         starts = np.array([lay.offsets[lay.code[t]] for t in table.names], dtype=np.int64)
@@ -86,23 +71,19 @@ def pair_table(problem: Problem) -> PairTable:
         node_topic, node_set = keys // (len(racks.sets) + 1), keys % (len(racks.sets) + 1)
         node_first = np.searchsorted(node_topic, np.arange(len(sizes)))
         node_count = np.diff(np.append(node_first, len(keys)))
-        claim_node = gid_node[claim_gid]
-    pair_node, pair_member, pair_owned, claim_pair, claim_gid = pair_rows(
-        subs.member_sub[order], np.cumsum(sub_len) - sub_len, sub_len, remap[subs.codes], node_first, node_count,
-        claim_node, position[claim_member], claim_gid)
+    v = valid_claims(problem)
+    pair_node, pair_member, pair_owned, claim_pair, claim_gid, member_class = pair_rows(
+        subs.member_sub, order, subs.sub, subs.codes, remap, offsets, gid_node, node_first, node_count, v.member,
+        v.topic, v.index)
     pair_mismatch = np.zeros(len(pair_node), dtype=bool)
     if aware:
-        rack = racks.member_rack[np.array(order, dtype=np.int64)][pair_member] if len(pair_member) else pair_member
+        classes: dict[tuple[frozenset[str], str | None], int] = {}
+        member_class = np.array([classes.setdefault((m.subscription, member_rack(m.rack)), len(classes))
+                                 for m in map(problem.members.__getitem__, order.tolist())], dtype=np.int64)
+        rack = racks.member_rack[order][pair_member] if len(pair_member) else pair_member
         pair_mismatch = (rack >= 0) & ~racks.match[node_set[pair_node], np.maximum(rack, 0)]
-    return PairTable(list(map(ids.__getitem__, order)), table, offsets, node_size, gid_node, pair_node, pair_member,
+    return PairTable(ids, table, offsets, node_size, None if not aware else gid_node, pair_node, pair_member,
                      pair_owned, pair_mismatch, claim_pair, claim_gid, member_class)
 
 
-def _valid_claims(problem: Problem, remap: np.ndarray, offsets: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(member position, topic code in the table, global id) per valid claim, by member, then global id: the
-    checker's own reading (`spec.ownership.valid_claims`, once per problem; a cooperative round reads it too). A
-    valid claim's topic exists, has the partition and is subscribed by its claimant, so it is in the table."""
-    v = valid_claims(problem)
-    topic = remap[v.topic]
-    return v.member, topic, offsets[topic] + v.index
+_NONE = np.zeros(0, dtype=np.int64)  # `pair_rows`' node arrays when the nodes are the topics

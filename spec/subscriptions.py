@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from assigncheck.spec.model import Member, Problem, TopicTable
+from assigncheck.spec.model import Member, Problem, TopicTable, topic_sizes
 from assigncheck.spec.native import subscription_rows
 
 
@@ -35,7 +35,7 @@ def subscription_codes(problem: Problem) -> SubscriptionCodes:
 
 
 def _subscription_codes(problem: Problem) -> SubscriptionCodes:
-    table = TopicTable.of(tuple(sorted(problem.topics)))
+    table = topic_sizes(problem)[0]  # every topic of the metadata by name, as valid ownership numbers them
     # compiled (`spec.native`): in Python, a pass per member and a dict lookup per listed topic cost a fifth of a
     # 200-member assign
     member_sub, sub, codes = subscription_rows(list(problem.members), Member, table.code, problem.subscriptions_equal())

@@ -22,6 +22,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(claims::raw_claimants, m)?)?;
     m.add_function(wrap_pyfunction!(constrained::place_two_phase, m)?)?;
     m.add_function(wrap_pyfunction!(cooperative::withheld, m)?)?;
+    m.add_function(wrap_pyfunction!(members::by_id, m)?)?;
     m.add_function(wrap_pyfunction!(members::same_subscriptions, m)?)?;
     m.add_function(wrap_pyfunction!(members::subscription_rows, m)?)
 }

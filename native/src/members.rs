@@ -69,6 +69,25 @@ pub fn sorted_by_id(py: Python<'_>, ids: &[*mut ffi::PyObject]) -> PyResult<Vec<
     Ok(order)
 }
 
+/// The members' ids sorted as Python's `sorted` sorts them, and each one's position among `members` (native
+/// int64 bytes): the general sticky assignor's member order.
+#[pyfunction]
+pub fn by_id<'py>(
+    members: &Bound<'py, PyList>,
+    member_cls: &Bound<'py, PyType>,
+) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyBytes>)> {
+    let py = members.py();
+    let ids = member_ids(members, member_cls)?;
+    let order = sorted_by_id(py, &ids)?;
+    // SAFETY: each id is a str its member holds for the whole call; the list takes its own reference.
+    let sorted = PyList::new_bound(
+        py,
+        order.iter().map(|&k| unsafe { Bound::from_borrowed_ptr(py, ids[k]) }),
+    );
+    let order: Vec<i64> = order.iter().map(|&k| k as i64).collect();
+    Ok((sorted, bytes(py, &order)))
+}
+
 /// Whether every member has the same subscription (`Problem.subscriptions_equal`): one pointer comparison per
 /// member when they share one set, as the JSON reader makes them, else set equality.
 #[pyfunction]
