@@ -62,6 +62,20 @@ def test_a_groups_claims_are_read_as_listed(owned):
         assert len({id(s._src) for s in held}) == 1  # one group: whole-group readers gather it at once
 
 
+def test_equal_subscriptions_are_one_object_over_the_metadatas_topic_names():
+    """What whole-group passes compare by identity first: equal subscriptions read as one set, and a topic's name as
+    the metadata's own string (a subscribed topic the metadata lacks keeps its own)."""
+    doc = {"format": 1, "topics": {"orders": 2, "payments": 1}, "members": [
+        {"id": "a", "subscription": ["orders", "payments"]}, {"id": "b", "subscription": ["payments", "orders"]},
+        {"id": "c", "subscription": ["orders", "gone"]}]}
+    problem = problem_from_json(json.loads(json.dumps(doc)))
+    a, b, c = problem.members
+    assert a.subscription is b.subscription and a.subscription == {"orders", "payments"}
+    assert c.subscription == {"orders", "gone"}
+    names = {id(t) for t in problem.topics}
+    assert all(id(t) in names for m in problem.members for t in m.subscription if t != "gone")
+
+
 def test_lag_and_racks_round_trip():
     doc = _doc(
         partition_racks={"t0": [["a"], ["b", "a"], []], "t1": [["a"], ["b"]]},
