@@ -141,12 +141,17 @@ def _valid_claims_small(problem: Problem, counts: Sequence[int] | None = None) -
 
 def _valid_claims_vectorized(problem: Problem) -> ValidClaims:
     """The same rules over the whole group in one compiled pass (`spec.native.valid_claim_rows`), reading the
-    members' and their sets' slots directly."""
+    members' and their sets' slots directly. A cooperative round waits on the raw claimants as well
+    (`raw_claimants`): the same pass reads those for it."""
     table, sizes = topic_sizes(problem)
     members = problem.members
     one = members[0].subscription if problem.subscriptions_equal() else None
-    member, topic, index = native.valid_claim_rows(list(members), Member, PartitionSet, TopicTable, table.code,
-                                            sizes.tolist(), one)
+    raw = problem.protocol == "cooperative" and not problem.has_derived("raw_claimants")
+    member, topic, index, claimed, claimant = native.valid_claim_rows(
+        list(members), Member, PartitionSet, TopicTable, table.code, sizes.tolist(), one, raw)
+    if claimed is not None and claimant is not None:
+        read = np.frombuffer(claimed, np.int64), np.frombuffer(claimant, np.int64)
+        problem.derived("raw_claimants", lambda _: read)
     return ValidClaims(table, np.frombuffer(member, np.int64), np.frombuffer(topic, np.int64),
                        np.frombuffer(index, np.int32))
 

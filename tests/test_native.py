@@ -106,9 +106,9 @@ def test_a_group_of_cut_sets_fed_back_keeps_every_claim():
 ])
 def test_what_it_cannot_read_is_refused(members, member_cls, says):
     with pytest.raises((TypeError, AttributeError), match=says):
-        valid_claim_rows(members, member_cls, PartitionSet, TopicTable, {"t": 0}, [1], None)
+        valid_claim_rows(members, member_cls, PartitionSet, TopicTable, {"t": 0}, [1], None, False)
     with pytest.raises(ValueError, match="sizes"):
-        valid_claim_rows([], Member, PartitionSet, TopicTable, {"t": 0}, [1, 2], None)
+        valid_claim_rows([], Member, PartitionSet, TopicTable, {"t": 0}, [1, 2], None, False)
 
 
 @settings(max_examples=100, deadline=None)

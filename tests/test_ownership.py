@@ -138,6 +138,11 @@ def test_raw_claimants_are_the_literal_reading(problem):
     claimed, claimant = ownership.raw_claimants(problem)
     assert list(zip(claimed.tolist(), claimant.tolist())) == expected
     assert not claimed.flags.writeable and not claimant.flags.writeable
+    cooperative = problem.replace(protocol="cooperative")  # valid ownership's pass reads them too, for a next round
+    ownership._valid_claims_vectorized(cooperative)
+    assert cooperative.has_derived("raw_claimants")
+    claimed, claimant = ownership.raw_claimants(cooperative)
+    assert list(zip(claimed.tolist(), claimant.tolist())) == expected
 
 
 def test_raw_claimants_by_hand():

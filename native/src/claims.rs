@@ -115,11 +115,12 @@ enum Rule2<'a, 'py> {
     Off,
 }
 
-/// A set's table translated once: per code of the set's own table, the problem's topic code, or -1 for a topic
-/// absent from the metadata (or, under `Rule2::One`, not in the one subscription); and the topic's name.
+/// A set's table translated once: per code of the set's own table, the problem's topic code (-1 for a topic absent
+/// from the metadata), the topic's name, and, under `Rule2::One`, whether the one subscription lists it.
 struct Translated {
     code: Vec<i64>,
     name: Vec<*mut ffi::PyObject>,
+    listed: Vec<bool>,
 }
 
 /// A set's table, translated (`Translated`).
@@ -137,16 +138,17 @@ fn translate(
     let mut translated = Translated {
         code: Vec::new(),
         name: Vec::new(),
+        listed: Vec::new(),
     };
     for name in names.iter() {
-        let subscribed = match rule2 {
-            Rule2::One(subscription) => subscription.contains(&name)?,
-            _ => true,
-        };
         let code = match table_code.get_item(&name)? {
-            Some(code) if subscribed => int(code.as_ptr(), "a topic code")?,
-            _ => -1,
+            Some(code) => int(code.as_ptr(), "a topic code")?,
+            None => -1,
         };
+        translated.listed.push(match rule2 {
+            Rule2::One(subscription) => code >= 0 && subscription.contains(&name)?,
+            _ => true,
+        });
         translated.code.push(code);
         translated.name.push(name.as_ptr()); // borrowed: the table's tuple holds it for the whole call
     }
@@ -175,9 +177,11 @@ fn array<T: pyo3::buffer::Element + Copy>(py: Python<'_>, obj: *mut ffi::PyObjec
 }
 
 /// The claims of a whole group that pass rule 1 (an existing partition) and `rule2`, as (global partition id,
-/// member position) in member order, with each member's generation and the global ids' topic offsets.
+/// member position) in member order, with each member's generation and the global ids' topic offsets; `raw`, when
+/// asked for, every claim that passes rule 1.
 struct Claims {
     claims: Vec<(i64, u32)>,
+    raw: Vec<(i64, u32)>,
     generation: Vec<i64>,
     offsets: Vec<i64>,
 }
@@ -195,6 +199,7 @@ fn read_claims<'py>(
     table_code: &Bound<'py, PyDict>,
     sizes: &[i64],
     rule2: Rule2<'_, 'py>,
+    keep_raw: bool,
 ) -> PyResult<Claims> {
     let [m_subscription, m_owned, m_generation] = slot_offsets(member_cls, MEMBER_SLOTS)?;
     let set_at = slot_offsets(set_cls, SET_SLOTS)?;
@@ -235,6 +240,7 @@ fn read_claims<'py>(
         total += int(unsafe { get_slot(owned, set_at[1]) }, "a set's count")?.max(0) as usize;
     }
     claims.reserve(total);
+    let mut raw = Vec::with_capacity(if keep_raw { total } else { 0 });
     for (position, member) in members.iter().enumerate() {
         let member = member.as_ptr();
         let owned = unsafe { get_slot(member, m_owned) }; // both checked above
@@ -276,43 +282,52 @@ fn read_claims<'py>(
                 .filter(|_| code >= 0)
                 .ok_or_else(|| PyValueError::new_err("a set's topic code is outside its table"))?;
             if topic < 0 {
-                continue; // rule 1 (unknown topic), or rule 2 under one subscription
+                continue; // rule 1: an unknown topic
             }
-            if let Rule2::Each = rule2 {
-                let contains = unsafe { ffi::PySet_Contains(own_subscription, translated.name[code as usize]) };
-                if contains < 0 {
-                    return Err(PyErr::fetch(py));
-                }
-                if contains == 0 {
-                    continue; // rule 2
-                }
+            let subscribed = match rule2 {
+                Rule2::Each => match unsafe { ffi::PySet_Contains(own_subscription, translated.name[code as usize]) } {
+                    contains if contains < 0 => return Err(PyErr::fetch(py)),
+                    contains => contains == 1,
+                },
+                _ => translated.listed[code as usize],
+            };
+            if !subscribed && !keep_raw {
+                continue; // rule 2
             }
             let size = sizes[topic as usize];
             for &index in &indices[lo as usize..hi as usize] {
                 if (0..size).contains(&i64::from(index)) {
-                    claims.push((offsets[topic as usize] + i64::from(index), position as u32));
-                    // else rule 1
+                    let claim = (offsets[topic as usize] + i64::from(index), position as u32);
+                    if keep_raw {
+                        raw.push(claim);
+                    }
+                    if subscribed {
+                        claims.push(claim);
+                    }
+                    // else rule 1 (an index the topic lacks) or rule 2
                 }
             }
         }
     }
     Ok(Claims {
         claims,
+        raw,
         generation,
         offsets,
     })
 }
 
 /// Valid ownership of the whole group as rows sorted by (member position, topic code, index): three byte strings
-/// of native int64, int64 and int32 (`numpy.frombuffer`). The arguments are `read_claims`'s; `subscription`, when
-/// every member has that one, lets rule 2 be read once per table instead of once per run.
+/// of native int64, int64 and int32 (`numpy.frombuffer`); with `raw`, also `raw_claimants`' two, read in the same
+/// pass (else None). The arguments are `read_claims`'s; `subscription`, when every member has that one, lets rule 2
+/// be read once per table instead of once per run.
 /// The rules: a claim of a topic absent from the metadata or an index outside it is dropped (rule 1), so is one
 /// of a topic the member no longer subscribes to (rule 2); a member listing a partition twice claims it once
 /// (rule 3); of several claimants, the single one with the highest generation owns it, and a tie at the top
 /// means nobody does (rule 4).
 #[pyfunction]
-#[pyo3(signature = (members, member_cls, set_cls, table_cls, table_code, sizes, subscription))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (members, member_cls, set_cls, table_cls, table_code, sizes, subscription, raw))]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 pub fn valid_claim_rows<'py>(
     py: Python<'py>,
     members: &Bound<'py, PyList>,
@@ -322,14 +337,25 @@ pub fn valid_claim_rows<'py>(
     table_code: &Bound<'py, PyDict>,
     sizes: Vec<i64>,
     subscription: Option<&Bound<'py, PyFrozenSet>>,
-) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+    raw: bool,
+) -> PyResult<(
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Option<Bound<'py, PyBytes>>,
+    Option<Bound<'py, PyBytes>>,
+)> {
     let rule2 = subscription.map_or(Rule2::Each, Rule2::One);
     let Claims {
         claims,
+        raw: raw_claims,
         generation,
         offsets,
-    } = read_claims(py, members, member_cls, set_cls, table_cls, table_code, &sizes, rule2)?;
-    let owners = by_member(&owners(&claims, &generation, offsets[sizes.len()]), generation.len());
+    } = read_claims(
+        py, members, member_cls, set_cls, table_cls, table_code, &sizes, rule2, raw,
+    )?;
+    let partitions = offsets[sizes.len()];
+    let owners = by_member(&owners(&claims, &generation, partitions), generation.len());
     let mut member_rows = Vec::with_capacity(owners.len());
     let mut topic_rows = Vec::with_capacity(owners.len());
     let mut index_rows = Vec::with_capacity(owners.len());
@@ -343,7 +369,19 @@ pub fn valid_claim_rows<'py>(
         topic_rows.push(topic as i64);
         index_rows.push((gid - offsets[topic]) as i32);
     }
-    Ok((bytes(py, &member_rows), bytes(py, &topic_rows), bytes(py, &index_rows)))
+    let (claimed, claimant) = if raw {
+        let (claimed, claimant) = sole_claimants(raw_claims, partitions);
+        (Some(bytes(py, &claimed)), Some(bytes(py, &claimant)))
+    } else {
+        (None, None)
+    };
+    Ok((
+        bytes(py, &member_rows),
+        bytes(py, &topic_rows),
+        bytes(py, &index_rows),
+        claimed,
+        claimant,
+    ))
 }
 
 /// Who claims each claimed partition, raw (rules 2-4 not applied: any subscription, any generation): the
@@ -360,11 +398,7 @@ pub fn raw_claimants<'py>(
     table_code: &Bound<'py, PyDict>,
     sizes: Vec<i64>,
 ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
-    const NOBODY: i64 = -1;
-    const SEVERAL: i64 = -2;
-    let Claims {
-        mut claims, offsets, ..
-    } = read_claims(
+    let read = read_claims(
         py,
         members,
         member_cls,
@@ -373,11 +407,20 @@ pub fn raw_claimants<'py>(
         table_code,
         &sizes,
         Rule2::Off,
+        false,
     )?;
+    let (claimed, claimant) = sole_claimants(read.claims, read.offsets[sizes.len()]);
+    Ok((bytes(py, &claimed), bytes(py, &claimant)))
+}
+
+/// `raw_claimants` of the claims (global partition id, member position): a table entry per partition when they are
+/// few beside the claims, else a sort of the claims (a topic may have millions of partitions and a handful of
+/// claims).
+fn sole_claimants(mut claims: Vec<(i64, u32)>, partitions: i64) -> (Vec<i64>, Vec<i64>) {
+    const NOBODY: i64 = -1;
+    const SEVERAL: i64 = -2;
     let (mut gids, mut claimants) = (Vec::new(), Vec::new());
-    let partitions = offsets[sizes.len()];
     if partitions <= 4 * claims.len() as i64 + 4096 {
-        // a table entry per partition
         let mut claimant = vec![NOBODY; partitions as usize];
         for &(gid, member) in &claims {
             let held = &mut claimant[gid as usize];
@@ -392,7 +435,6 @@ pub fn raw_claimants<'py>(
             claimants.push(who);
         }
     } else {
-        // a topic may have millions of partitions and a handful of claims: sort the claims
         claims.sort_unstable();
         claims.dedup();
         for group in claims.chunk_by(|a, b| a.0 == b.0) {
@@ -404,7 +446,7 @@ pub fn raw_claimants<'py>(
             });
         }
     }
-    Ok((bytes(py, &gids), bytes(py, &claimants)))
+    (gids, claimants)
 }
 
 /// Rules 3 and 4 over the claims (global partition id, member position): the winners' partition ids in

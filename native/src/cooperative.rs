@@ -9,6 +9,36 @@ use pyo3::types::PyBytes;
 
 use crate::slots::bytes;
 
+/// A value per partition, for some partitions: a table entry per partition when they are few beside the values,
+/// else the (partition, value) pairs sorted, searched (a topic may have millions of partitions and a handful of
+/// claims).
+enum ByPartition {
+    Table(Vec<i64>),
+    Sorted(Vec<(i64, i64)>),
+}
+
+impl ByPartition {
+    const NONE: i64 = i64::MIN;
+
+    /// From (partition, value) pairs of distinct partitions in 0..`partitions`.
+    fn of(mut pairs: Vec<(i64, i64)>, partitions: i64) -> Self {
+        if partitions <= 4 * pairs.len() as i64 + 4096 {
+            let mut table = vec![Self::NONE; partitions as usize];
+            pairs.iter().for_each(|&(g, value)| table[g as usize] = value);
+            return Self::Table(table);
+        }
+        pairs.sort_unstable();
+        Self::Sorted(pairs)
+    }
+
+    fn get(&self, g: i64) -> Option<i64> {
+        match self {
+            Self::Table(table) => Some(table[g as usize]).filter(|&v| v != Self::NONE),
+            Self::Sorted(pairs) => pairs.binary_search_by(|p| p.0.cmp(&g)).ok().map(|k| pairs[k].1),
+        }
+    }
+}
+
 /// A buffer's items, read in place.
 fn cells<'a, T: pyo3::buffer::Element>(py: Python<'a>, buffer: &'a PyBuffer<T>) -> PyResult<&'a [ReadOnlyCell<T>]> {
     buffer
@@ -64,21 +94,30 @@ pub fn withheld<'py>(
             .contains(&i64::from(i))
             .then(|| offsets[t as usize] + i64::from(i))
     };
-    // (global id, valid owner), and the raw claimants' (global id, claimant), each ascending: a search per row, no
-    // table per partition (a topic may have millions and a handful of claims)
-    let mut owner = Vec::with_capacity(valid_member.len());
+    let partitions = offsets[sizes.len()];
+    let mut valid = Vec::with_capacity(valid_member.len());
     for k in 0..valid_member.len() {
         let g = gid(valid_topic[k].get(), valid_index[k].get())
             .ok_or_else(|| PyValueError::new_err("a valid claim of a partition the sizes lack"))?;
-        owner.push((g, valid_member[k].get()));
+        valid.push((g, valid_member[k].get()));
     }
-    owner.sort_unstable();
+    let owner = ByPartition::of(valid, partitions);
     if claimed.len() != claimant.len() || claimed.windows(2).any(|w| w[0].get() >= w[1].get()) {
         return Err(PyValueError::new_err(
             "claimed must ascend and claimant have an entry for each",
         ));
     }
-    let find = |g: i64| claimed.binary_search_by(|c| c.get().cmp(&g)).ok();
+    if claimed.iter().any(|g| !(0..partitions).contains(&g.get())) {
+        return Err(PyValueError::new_err("a claimed partition the sizes lack"));
+    }
+    let claimant = ByPartition::of(
+        claimed
+            .iter()
+            .map(|g| g.get())
+            .zip(claimant.iter().map(|c| c.get()))
+            .collect(),
+        partitions,
+    );
     let mut loses = vec![false; receiver.len()];
     let mut held = vec![false; member.len()];
     for row in 0..member.len() {
@@ -93,13 +132,10 @@ pub fn withheld<'py>(
         let (r, Some(g)) = (receiver[m], gid(code[t], index[row].get())) else {
             continue; // no such partition
         };
-        if r < 0 || owner.binary_search(&(g, r)).is_ok() {
+        if r < 0 || owner.get(g) == Some(r) {
             continue; // not a member of the group, or it keeps what it validly owns
         }
-        let Some(at) = find(g) else {
-            continue; // nobody claims it
-        };
-        if claimant[at].get() != r {
+        if claimant.get(g).is_some_and(|c| c != r) {
             // several claim it, or one other than its receiver
             held[row] = true;
             loses[m] = true;
