@@ -52,8 +52,8 @@ def pair_table(problem: Problem) -> PairTable:
     # The members by id, the distinct subscriptions' codes (`spec.subscriptions`) and the valid claims
     # (`spec.ownership`, shared with a cooperative round) come from compiled passes over the members; the topics and
     # the rows from two compiled passes over those (`impl/sticky_kernel.py`).
-    ids, order = by_id(list(problem.members), Member)
-    order = np.frombuffer(order, np.int64)
+    ids, positions = by_id(list(problem.members), Member)
+    order = np.frombuffer(positions, np.int64)
     subs = subscription_codes(problem)
     names, sizes = topic_sizes(problem)  # every topic of the metadata, in the codes' (name) order
     kept, offsets, remap = topic_layout(subs.codes, sizes)

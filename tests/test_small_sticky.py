@@ -39,9 +39,10 @@ def test_compiled_pair_rows_make_the_small_pair_table(problem):
 
 @settings(max_examples=300, deadline=None)
 @given(any_problem)
-def test_compiled_valid_claims_are_the_checkers(problem):
-    """The general path's own reading of valid ownership (`impl/sticky_kernel.py` `valid_claims`, in the pair table)
-    against the checker's (`spec.ownership.valid_claims`), on junk claims, stale and tied generations, racks."""
+def test_the_pair_tables_claims_are_the_checkers(problem):
+    """The pair table's claims (`impl/sticky_kernel.py` `pair_rows`, each valid claim placed on its (node, member)
+    pair) are the checker's valid ownership (`spec.ownership.valid_claims`), on junk claims, stale and tied
+    generations, racks."""
     pairs, v = pair_table(problem), valid_claims(problem)
     names, offsets = pairs.table.names, pairs.offsets.tolist()
     topic = np.searchsorted(pairs.offsets, pairs.claim_gid, side="right") - 1
