@@ -112,6 +112,10 @@ def main() -> None:
               f"compiled placement and output {best_ms(constrained.place_large, problem.replace)}, "
               f"whole assign {best_ms(constrained.assign, problem.replace)}; four-phase variant's layout "
               f"{best_ms(ConstrainedLayout.of, problem.replace)}")
+    for name, problem, _ in _shapes(200, 100, 2000):  # the general path's cooperative round, the eager step with it
+        round_ = problem.replace(protocol="cooperative")
+        print(f"cooperative-sticky {name}: eager {best_ms(STICKY.assign, round_.replace)}, "
+              f"whole assign {best_ms(coop.assign, round_.replace)}")
     both = best_ms(lambda q: withhold(q, constrained.assign(q)), moved.replace)
     print(f"cooperative-sticky 2100x2100 1 leaves + 1 joins: eager {best_ms(constrained.assign, moved.replace)}, "
           f"eager + withhold {both}, whole assign {best_ms(coop.assign, moved.replace)}")

@@ -129,7 +129,7 @@ def test_subscription_codes_number_equal_sets_once_and_list_known_topics(subscri
     assert not codes.member_sub.flags.writeable and not codes.codes.flags.writeable
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(st.lists(st.text(st.characters(codec="utf-8") | st.sampled_from("\ud800\udfff\x00\U0010ffff"), max_size=12),
                 unique=True, max_size=12))
 def test_members_by_id_are_in_pythons_sorted_order(ids):

@@ -128,7 +128,7 @@ def literal_raw_claimants(problem):
     return sorted((int(base[t]) + i, who) for (t, i), who in claimants.items())
 
 
-@settings(max_examples=250, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.one_of(problems(), claimed_groups()))
 def test_raw_claimants_are_the_literal_reading(problem):
     """`raw_claimants` (compiled, `spec.native.raw_claimants`) against the claims read one by one: per claimed
