@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from assigncheck.generate.strategies import problems, sticky_rounds
 from assigncheck.impl import cooperative, registry
 from assigncheck.spec import model
-from assigncheck.spec.model import Assignment
+from assigncheck.spec.model import Assignment, Member, Problem, partitions_of
 from benchmarks.sticky_shapes import churn, random_subscriptions
 
 
@@ -42,3 +42,17 @@ def test_withhold_reads_the_eager_rows_and_rebuilds_only_the_losers(seed):
     assert bounds.tolist() == [x for _, b, _ in expected for x in b.tolist()]
     assert indices.tolist() == [x for _, _, i in expected for x in i.tolist()]
     assert runs.tolist() == [len(c) for c, _, _ in expected]
+
+
+def test_a_huge_topic_with_few_claims_is_searched_not_tabled():
+    """A million partitions and four claims: the rows path looks the valid owners and raw claimants up in sorted
+    lists (no table per partition) and agrees with the plain-Python path. a owns t-0 and t-5 (c's claim of t-5 is
+    of an older generation), b owns t-7; t-9 and t-3 are nobody's."""
+    problem = Problem({"t": 1_000_000}, [
+        Member("a", frozenset({"t"}), partitions_of({"t": [0, 5]}), 2),
+        Member("b", frozenset({"t"}), partitions_of({"t": [7]}), 2),
+        Member("c", frozenset({"t"}), partitions_of({"t": [5]}), 1)], "cooperative")
+    eager = Assignment.of({"a": {"t": [0, 7]}, "b": {"t": [5, 9]}, "c": {"t": [3]}})
+    out = cooperative._withhold_rows(problem, eager)
+    assert out == cooperative._withhold_small(problem, eager)
+    assert out.as_lists() == {"a": {"t": [0]}, "b": {"t": [9]}, "c": {"t": [3]}}
