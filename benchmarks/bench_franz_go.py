@@ -6,8 +6,10 @@ leader does and times `Balance`: warm-up leader steps, then timed calls, each on
 run through `MemberBalancer` outside the timed region, after a full collection; CPU is the process's (Go's
 collector marks on other threads), wall the call's. Ours: warm-up calls, then what is loaded is frozen for the
 collector (`run.gc.freeze_loaded`, as the gate's stages do), then timed calls, each on a `Problem` freshly
-loaded from the file (no derived data shared with an earlier call), after a collection; CPU is the calling
-thread's. The same number of warm-ups and timed calls on both sides; the figures are the minimum and median.
+loaded from the file (no derived data shared with an earlier call), after the last call's output is freed and a
+collection (franz-go's are freed by the collection before its next call); CPU is the calling thread's. The same
+number of warm-ups and timed calls on both sides, in rounds that take turns (ours, franz-go's, ours, ...), so that
+a slow spell of this shared machine does not fall on one side only; the figures are the minimum and median.
 
 The ratio is ours over franz-go's (min CPU; min wall beside it): below 1, ours is faster. Every output is
 checked by the spec (`spec.check.check_assignment`): the hard invariants, Σ count² against the optimum and,
@@ -46,6 +48,7 @@ from .bench_constrained import uniform
 from .harness import row
 from .sticky_shapes import churn, random_subscriptions
 
+ROUNDS = 3  # each side's timed calls come in this many rounds, the sides taking turns
 ORACLE_MAX = 100_000  # partitions: above, the oracle's flow takes longer than the whole benchmark
 JUDGE = Promises(balance="optimal", stickiness="max_retained")
 
@@ -73,6 +76,7 @@ def _time_ours(name: str, path: Path, warmup: int, calls: int) -> Timed:
     cpu, wall, out = [], [], None
     for _ in range(calls):
         problem = load_problem(path)
+        out = None  # the last call's output is freed here, not when the next timed call's replaces it
         gc.collect()
         t0, w0 = time.thread_time(), time.perf_counter()
         out = assignor.assign(problem)
@@ -86,6 +90,13 @@ def _time_franz(balancer: str, path: Path, warmup: int, calls: int) -> Timed:
     (result,) = franz_go.bench(balancer, [path], warmup=warmup, calls=calls)
     out = assignment_from_json({"format": 1, "assignment": result["assignment"]})
     return Timed([ms / 1000 for ms in result["cpu_ms"]], [ms / 1000 for ms in result["wall_ms"]], out)
+
+
+def _merge(timings: dict[tuple[str, str], Timed], key: tuple[str, str], more: Timed) -> None:
+    """`more`'s calls added to the side's earlier rounds; the last output kept."""
+    if key in timings:
+        more = Timed(timings[key].cpu + more.cpu, timings[key].wall + more.wall, more.out)
+    timings[key] = more
 
 
 def _quality(problem: Problem, out: Assignment) -> tuple[bool, str]:
@@ -108,17 +119,20 @@ def _ms(values: list[float]) -> str:
     return f"{min(values) * 1000:.2f}/{statistics.median(values) * 1000:.2f}"
 
 
-def _compare(scenario: str, problem: Problem, pairs: list[Pair], tmp: Path, warmup: int, calls: int
-             ) -> tuple[list[dict[str, Any]], dict[str, Assignment]]:
+def _compare(scenario: str, problem: Problem, pairs: list[Pair], tmp: Path, warmup: int, calls: int,
+             rounds: int = ROUNDS) -> tuple[list[dict[str, Any]], dict[str, Assignment]]:
     """Rows for each pair on `problem` (written once per protocol), and franz-go's output per balancer."""
     files: dict[str, Path] = {}
     for protocol in sorted({p.protocol for p in pairs}):
         files[protocol] = tmp / f"{len(list(tmp.iterdir()))}-{protocol}.json"
         write_atomic(files[protocol], dumps(problem_to_json(problem.replace(protocol=protocol))))
-    ours = {(name, protocol): _time_ours(name, files[protocol], warmup, calls)
-            for name, protocol in dict.fromkeys((p.ours, p.protocol) for p in pairs)}
-    franz = {(name, protocol): _time_franz(name, files[protocol], warmup, calls)
-             for name, protocol in dict.fromkeys((p.franz, p.protocol) for p in pairs)}
+    ours: dict[tuple[str, str], Timed] = {}
+    franz: dict[tuple[str, str], Timed] = {}
+    for _ in range(rounds):  # the sides take turns, so that a slow spell of this shared machine falls on both
+        for name, protocol in dict.fromkeys((p.ours, p.protocol) for p in pairs):
+            _merge(ours, (name, protocol), _time_ours(name, files[protocol], warmup, calls))
+        for name, protocol in dict.fromkeys((p.franz, p.protocol) for p in pairs):
+            _merge(franz, (name, protocol), _time_franz(name, files[protocol], warmup, calls))
     rows = []
     for p in pairs:
         mine, theirs = ours[(p.ours, p.protocol)], franz[(p.franz, p.protocol)]
@@ -129,7 +143,8 @@ def _compare(scenario: str, problem: Problem, pairs: list[Pair], tmp: Path, warm
         wall_ratio = min(mine.wall) / min(theirs.wall)
         note = (f"ratio ours/franz-go: CPU {cpu_ratio:.2f}, wall {wall_ratio:.2f}; ms min/median: ours CPU "
                 f"{_ms(mine.cpu)} wall {_ms(mine.wall)}, franz-go CPU {_ms(theirs.cpu)} wall {_ms(theirs.wall)} "
-                f"({calls} timed after {warmup} warm-up); quality: ours {ours_quality}, franz-go {franz_quality}"
+                f"({rounds} rounds of {calls} timed after {warmup} warm-up); quality: ours {ours_quality}, "
+                f"franz-go {franz_quality}"
                 + (", outputs equal" if mine.out == theirs.out else "")
                 + f"; load {os.getloadavg()[0]:.1f}")
         rows.append(row(scenario, p.ours, min(mine.cpu), peer=f"franz-go {p.franz} ({p.protocol})",
@@ -142,15 +157,16 @@ STICKY = [Pair("sticky", "sticky")]
 CHURNED = [*STICKY, Pair("cooperative-sticky", "cooperative-sticky", "cooperative")]
 
 
-def _general(members: int, topics: int, partitions: int, tmp: Path, warmup: int, calls: int) -> list[dict]:
+def _general(members: int, topics: int, partitions: int, tmp: Path, warmup: int, calls: int, rounds: int = ROUNDS
+             ) -> list[dict]:
     """Fresh, churned from our output, churned from franz-go's output (the same seeded changes)."""
     label = f"{members}x{partitions} / {topics} topics, 1-20 each"
     fresh = random_subscriptions(members, topics, partitions, 20, seed=1)
-    rows, franz_out = _compare(f"{label}, fresh", fresh, STICKY, tmp, warmup, calls)
+    rows, franz_out = _compare(f"{label}, fresh", fresh, STICKY, tmp, warmup, calls, rounds)
     changes = {"resubscribe": 0.10, "leave": 0.05, "seed": 2, "max_topics": 20}
     for start, out in (("our", registry.get("sticky").assign(fresh)), ("franz-go's", franz_out["sticky"])):
         after = churn(fresh, out, **changes)
-        rows += _compare(f"{label}, churn from {start} output", after, CHURNED, tmp, warmup, calls)[0]
+        rows += _compare(f"{label}, churn from {start} output", after, CHURNED, tmp, warmup, calls, rounds)[0]
     return rows
 
 
@@ -164,7 +180,7 @@ def _one_topic(size: int, tmp: Path, warmup: int, calls: int) -> list[dict]:
 
 
 def run(quick: bool) -> list[dict[str, Any]]:
-    warmup, calls = (2, 3) if quick else (5, 15)  # the minimum of 15: this shared machine slows either side at times
+    warmup, calls = (2, 1) if quick else (5, 5)  # the minimum of 15 (3 rounds): this machine slows either side at times
     with tempfile.TemporaryDirectory(prefix="bench-franz-go-") as name:
         tmp = Path(name)
         rows = _general(*((200, 100, 2000) if quick else (1000, 100, 10_000)), tmp, warmup, calls)
@@ -172,5 +188,5 @@ def run(quick: bool) -> list[dict[str, Any]]:
             rows += _general(200, 100, 2000, tmp, warmup, calls)
         rows += _one_topic(300 if quick else 2100, tmp, warmup, calls)
         if not quick:
-            rows += _general(5000, 500, 1_000_000, tmp, 1, 2)
+            rows += _general(5000, 500, 1_000_000, tmp, 1, 2, rounds=1)  # franz-go takes seconds per call there
     return rows

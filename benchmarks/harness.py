@@ -40,6 +40,7 @@ def best_time(fn: Callable[[], Any], repeat: int = 3) -> tuple[float, Any]:
     best, result = float("inf"), None
     for _ in range(repeat):
         call = fresh_call(fn)
+        result = None  # the last call's result is freed here, not when the next timed call's replaces it
         gc.collect()
         t0 = time.process_time()
         result = call()

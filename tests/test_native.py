@@ -111,19 +111,22 @@ def test_what_it_cannot_read_is_refused(members, member_cls, says):
         valid_claim_rows([], Member, PartitionSet, TopicTable, {"t": 0}, [1, 2], None, False)
 
 
+TOPICS = ("topic-a", "topic-b", "topic-c", "gone")  # "gone": absent from the metadata
+
+
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.frozensets(st.sampled_from(NAMES)), min_size=1, max_size=8), st.booleans())
+@given(st.lists(st.frozensets(st.sampled_from(TOPICS)), min_size=1, max_size=8), st.booleans())
 def test_subscription_codes_number_equal_sets_once_and_list_known_topics(subscriptions, copies):
     """Distinct subscriptions numbered first seen first, equal sets (the same object or not) as one; each one's
-    known topics, in its iteration order."""
-    if copies:  # equal sets as distinct objects, as members built one by one hold them
-        subscriptions = [frozenset(list(s)) for s in subscriptions]
-    problem = Problem({"a": 1, "b": 2, "c": 0}, [Member(f"m{i}", s) for i, s in enumerate(subscriptions)])
+    known topics, in its iteration order, whether its names are the metadata's own str objects or equal ones."""
+    if copies:  # equal sets as distinct objects, of equal names as distinct objects, as members built one by one hold
+        subscriptions = [frozenset((t + "!")[:-1] for t in s) for s in subscriptions]
+    problem = Problem(dict(zip(TOPICS, (1, 2, 0))), [Member(f"m{i}", s) for i, s in enumerate(subscriptions)])
     codes = subscription_codes(problem)
     distinct = list(dict.fromkeys(subscriptions))
     assert codes.member_sub.tolist() == [distinct.index(s) for s in subscriptions]
     names = codes.table.names
-    assert names == ("a", "b", "c")
+    assert names == ("topic-a", "topic-b", "topic-c")
     expected = [(k, names.index(t)) for k, s in enumerate(distinct) for t in s if t in names]
     assert list(zip(codes.sub.tolist(), codes.codes.tolist(), strict=True)) == expected
     assert not codes.member_sub.flags.writeable and not codes.codes.flags.writeable
