@@ -178,7 +178,7 @@ class ConstrainedStickyAssignor(ConstrainedAssignor):
         for name in table.names:
             offsets.append(offsets[-1] + problem.topics[name])
         base = [offsets[table.code[n]] if n in table.code else -1 for n in v.table.names]
-        ids, member, topic, index = place_two_phase_compiled(list(problem.members), Member, v.member, v.topic,
+        ids, member, topic, index = place_two_phase_compiled(problem.members, Member, v.member, v.topic,
                                                              v.index, base, offsets)
         return Assignment.from_grouped_rows(ids, table, np.frombuffer(member, np.int64),
                                             np.frombuffer(topic, np.int64), np.frombuffer(index, np.int32))

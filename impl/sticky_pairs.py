@@ -52,7 +52,7 @@ def pair_table(problem: Problem) -> PairTable:
     # The members by id, the distinct subscriptions' codes (`spec.subscriptions`) and the valid claims
     # (`spec.ownership`, shared with a cooperative round) come from compiled passes over the members; the topics and
     # the rows from two compiled passes over those (`impl/sticky_kernel.py`).
-    ids, positions = by_id(list(problem.members), Member)
+    ids, positions = by_id(problem.members, Member)
     order = np.frombuffer(positions, np.int64)
     subs = subscription_codes(problem)
     names, sizes = topic_sizes(problem)  # every topic of the metadata, in the codes' (name) order

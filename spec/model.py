@@ -657,7 +657,7 @@ class Problem:
 
 
 def _subscriptions_equal(problem: Problem) -> bool:
-    return same_subscriptions(list(problem.members), Member)  # compiled: compares by identity first (shared sets)
+    return same_subscriptions(problem.members, Member)  # compiled: compares by identity first (shared sets)
 
 
 def topic_sizes(problem: Problem) -> tuple[TopicTable, np.ndarray]:

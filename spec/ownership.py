@@ -34,7 +34,7 @@ def raw_claimants(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
 
 def _raw_claimants(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
     table, sizes = topic_sizes(problem)
-    claimed, claimant = native.raw_claimants(list(problem.members), Member, PartitionSet, TopicTable, table.code,
+    claimed, claimant = native.raw_claimants(problem.members, Member, PartitionSet, TopicTable, table.code,
                                              sizes.tolist())
     return np.frombuffer(claimed, np.int64), np.frombuffer(claimant, np.int64)
 
@@ -148,7 +148,7 @@ def _valid_claims_vectorized(problem: Problem) -> ValidClaims:
     one = members[0].subscription if problem.subscriptions_equal() else None
     raw = problem.protocol == "cooperative" and not problem.has_derived("raw_claimants")
     member, topic, index, claimed, claimant = native.valid_claim_rows(
-        list(members), Member, PartitionSet, TopicTable, table.code, sizes.tolist(), one, raw)
+        members, Member, PartitionSet, TopicTable, table.code, sizes.tolist(), one, raw)
     if claimed is not None and claimant is not None:
         read = np.frombuffer(claimed, np.int64), np.frombuffer(claimant, np.int64)
         problem.derived("raw_claimants", lambda _: read)

@@ -38,7 +38,7 @@ def _subscription_codes(problem: Problem) -> SubscriptionCodes:
     table = topic_sizes(problem)[0]  # every topic of the metadata by name, as valid ownership numbers them
     # compiled (`spec.native`): in Python, a pass per member and a dict lookup per listed topic cost a fifth of a
     # 200-member assign
-    member_sub, sub, codes = subscription_rows(list(problem.members), Member, table.code, problem.subscriptions_equal())
+    member_sub, sub, codes = subscription_rows(problem.members, Member, table.code, problem.subscriptions_equal())
     return SubscriptionCodes(table, np.frombuffer(member_sub, np.int64), np.frombuffer(sub, np.int64),
                              np.frombuffer(codes, np.int64))
 

@@ -106,9 +106,9 @@ def test_a_group_of_cut_sets_fed_back_keeps_every_claim():
 ])
 def test_what_it_cannot_read_is_refused(members, member_cls, says):
     with pytest.raises((TypeError, AttributeError), match=says):
-        valid_claim_rows(members, member_cls, PartitionSet, TopicTable, {"t": 0}, [1], None, False)
+        valid_claim_rows(tuple(members), member_cls, PartitionSet, TopicTable, {"t": 0}, [1], None, False)
     with pytest.raises(ValueError, match="sizes"):
-        valid_claim_rows([], Member, PartitionSet, TopicTable, {"t": 0}, [1, 2], None, False)
+        valid_claim_rows((), Member, PartitionSet, TopicTable, {"t": 0}, [1, 2], None, False)
 
 
 TOPICS = ("topic-a", "topic-b", "topic-c", "gone")  # "gone": absent from the metadata
@@ -140,7 +140,7 @@ def test_members_by_id_are_in_pythons_sorted_order(ids):
     prefixes longer than the eight bytes compared first."""
     ids = [f"member-{i}" for i in ids] + ids
     members = [Member(i, frozenset()) for i in ids]
-    sorted_ids, order = by_id(members, Member)
+    sorted_ids, order = by_id(tuple(members), Member)
     assert sorted_ids == sorted(ids) and [ids[k] for k in np.frombuffer(order, np.int64)] == sorted_ids
 
 

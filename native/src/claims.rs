@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyFrozenSet, PyList, PyTuple, PyType};
+use pyo3::types::{PyBytes, PyDict, PyFrozenSet, PyTuple, PyType};
 
 use crate::slots::{bytes, get_slot, slot_offsets};
 
@@ -192,7 +192,7 @@ struct Claims {
 #[allow(clippy::too_many_arguments)]
 fn read_claims<'py>(
     py: Python<'py>,
-    members: &Bound<'py, PyList>,
+    members: &Bound<'py, PyTuple>,
     member_cls: &Bound<'py, PyType>,
     set_cls: &Bound<'py, PyType>,
     table_cls: &Bound<'py, PyType>,
@@ -228,7 +228,7 @@ fn read_claims<'py>(
     let mut claims: Vec<(i64, u32)> = Vec::new();
     // Every member and claimed set checked first, and the claims counted, so the rows are allocated once.
     let mut total = 0usize;
-    for member in members.iter() {
+    for member in members.as_slice() {
         let member = member.as_ptr();
         if unsafe { ffi::PyObject_TypeCheck(member, member_cls.as_type_ptr()) } == 0 {
             return Err(PyTypeError::new_err("members must be Member objects"));
@@ -241,7 +241,7 @@ fn read_claims<'py>(
     }
     claims.reserve(total);
     let mut raw = Vec::with_capacity(if keep_raw { total } else { 0 });
-    for (position, member) in members.iter().enumerate() {
+    for (position, member) in members.as_slice().iter().enumerate() {
         let member = member.as_ptr();
         let owned = unsafe { get_slot(member, m_owned) }; // both checked above
         if int(unsafe { get_slot(owned, set_at[1]) }, "a set's count")? == 0 {
@@ -330,7 +330,7 @@ fn read_claims<'py>(
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 pub fn valid_claim_rows<'py>(
     py: Python<'py>,
-    members: &Bound<'py, PyList>,
+    members: &Bound<'py, PyTuple>,
     member_cls: &Bound<'py, PyType>,
     set_cls: &Bound<'py, PyType>,
     table_cls: &Bound<'py, PyType>,
@@ -391,7 +391,7 @@ pub fn valid_claim_rows<'py>(
 #[pyfunction]
 pub fn raw_claimants<'py>(
     py: Python<'py>,
-    members: &Bound<'py, PyList>,
+    members: &Bound<'py, PyTuple>,
     member_cls: &Bound<'py, PyType>,
     set_cls: &Bound<'py, PyType>,
     table_cls: &Bound<'py, PyType>,

@@ -5,7 +5,7 @@
 use pyo3::buffer::PyBuffer;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyType};
+use pyo3::types::{PyBytes, PyList, PyTuple, PyType};
 
 use crate::members::{member_ids, sorted_by_id};
 use crate::slots::bytes;
@@ -30,7 +30,7 @@ use crate::slots::bytes;
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 pub fn place_two_phase<'py>(
     py: Python<'py>,
-    members: &Bound<'py, PyList>,
+    members: &Bound<'py, PyTuple>,
     member_cls: &Bound<'py, PyType>,
     valid_member: PyBuffer<i64>,
     valid_topic: PyBuffer<i64>,

@@ -5,14 +5,15 @@ use std::borrow::Cow;
 use pyo3::exceptions::PyTypeError;
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyType};
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple, PyType};
 
 use crate::slots::{bytes, get_slot, slot_offsets};
 
 /// The members' ids (borrowed: each member holds its own), checked to be str.
-pub fn member_ids(members: &Bound<'_, PyList>, member_cls: &Bound<'_, PyType>) -> PyResult<Vec<*mut ffi::PyObject>> {
+pub fn member_ids(members: &Bound<'_, PyTuple>, member_cls: &Bound<'_, PyType>) -> PyResult<Vec<*mut ffi::PyObject>> {
     let [m_id] = slot_offsets(member_cls, ["member_id"])?;
     members
+        .as_slice()
         .iter()
         .map(|member| {
             let member = member.as_ptr();
@@ -73,7 +74,7 @@ pub fn sorted_by_id(py: Python<'_>, ids: &[*mut ffi::PyObject]) -> PyResult<Vec<
 /// int64 bytes): the general sticky assignor's member order.
 #[pyfunction]
 pub fn by_id<'py>(
-    members: &Bound<'py, PyList>,
+    members: &Bound<'py, PyTuple>,
     member_cls: &Bound<'py, PyType>,
 ) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyBytes>)> {
     let py = members.py();
@@ -91,10 +92,10 @@ pub fn by_id<'py>(
 /// Whether every member has the same subscription (`Problem.subscriptions_equal`): one pointer comparison per
 /// member when they share one set, as the JSON reader makes them, else set equality.
 #[pyfunction]
-pub fn same_subscriptions(members: &Bound<'_, PyList>, member_cls: &Bound<'_, PyType>) -> PyResult<bool> {
+pub fn same_subscriptions(members: &Bound<'_, PyTuple>, member_cls: &Bound<'_, PyType>) -> PyResult<bool> {
     let [m_subscription] = slot_offsets(member_cls, ["subscription"])?;
     let mut first: *mut ffi::PyObject = std::ptr::null_mut();
-    for member in members.iter() {
+    for member in members.as_slice() {
         let member = member.as_ptr();
         if unsafe { ffi::PyObject_TypeCheck(member, member_cls.as_type_ptr()) } == 0 {
             return Err(PyTypeError::new_err("members must be Member objects"));
@@ -172,7 +173,7 @@ impl ByAddress {
 #[pyfunction]
 #[allow(clippy::type_complexity)]
 pub fn subscription_rows<'py>(
-    members: &Bound<'py, PyList>,
+    members: &Bound<'py, PyTuple>,
     member_cls: &Bound<'py, PyType>,
     table_code: &Bound<'py, PyDict>,
     equal: bool,
@@ -183,7 +184,7 @@ pub fn subscription_rows<'py>(
     let mut distinct: Vec<Bound<'py, PyAny>> = Vec::new();
     let mut member_sub = vec![0i64; members.len()];
     let mut last: (*mut ffi::PyObject, i64) = (std::ptr::null_mut(), 0);
-    for (position, member) in members.iter().enumerate() {
+    for (position, member) in members.as_slice().iter().enumerate() {
         if unsafe { ffi::PyObject_TypeCheck(member.as_ptr(), member_cls.as_type_ptr()) } == 0 {
             return Err(PyTypeError::new_err("members must be Member objects"));
         }
