@@ -12,30 +12,31 @@ from __future__ import annotations
 
 import numpy as np
 
-
-def min_reachable(counts: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, holds: np.ndarray,
-                  topics: int) -> np.ndarray:
-    """Per member `a`: the lowest count among the members a partition of `a` can be passed to along a chain
-    (`a` itself included). Pairs are sorted by topic; `holds[i]`: pair i's member holds a partition of its
-    topic. A fixed point of r(a) = min(c_a, min over topics t that a holds of min over subscribers b of t
-    of r(b)); each round extends the chains by one step, and chains are short in practice."""
-    reach = counts.astype(np.int64).copy()
-    if not len(pair_topic):
-        return reach
-    starts = np.flatnonzero(np.r_[True, pair_topic[1:] != pair_topic[:-1]])
-    present = pair_topic[starts]
-    held_topic, held_member = pair_topic[holds], pair_member[holds]
-    best = np.zeros(topics, dtype=np.int64)
-    while True:
-        best[present] = np.minimum.reduceat(reach[pair_member], starts)
-        before = reach.copy()
-        np.minimum.at(reach, held_member, best[held_topic])
-        if np.array_equal(before, reach):
-            return reach
+from assigncheck.impl.min_cost_flow import compiled
 
 
-def optimally_balanced(counts: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, holds: np.ndarray,
+@compiled("boolean(int64[::1], int64[::1], int64[::1], int64[::1], int64)")
+def optimally_balanced(counts: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, pair_owned: np.ndarray,
                        topics: int) -> bool:
-    """Do these counts (of a complete assignment) minimise Σ count² under the subscriptions?"""
-    reach = min_reachable(counts, pair_topic, pair_member, holds, topics)
-    return bool((counts - reach <= 1).all())
+    """Do these counts (of a complete assignment) minimise Σ count² under the subscriptions? Pairs are sorted by
+    topic (or node); `pair_owned[i] > 0`: pair i's member holds a partition of its topic. Per member `a`, the lowest
+    count a partition of `a` can be passed to along a chain (`a` itself included) is the fixed point of
+    r(a) = min(c_a, min over topics t that a holds of min over subscribers b of t of r(b)); each round extends the
+    chains by one step, and chains are short in practice. The counts are optimal iff c_a - r(a) <= 1 for all a."""
+    reach = counts.copy()
+    best = np.empty(topics, dtype=np.int64)
+    changed = True
+    while changed:
+        changed = False
+        best[:] = np.iinfo(np.int64).max
+        for i in range(len(pair_topic)):
+            best[pair_topic[i]] = min(best[pair_topic[i]], reach[pair_member[i]])
+        for i in range(len(pair_topic)):
+            m = pair_member[i]
+            if pair_owned[i] > 0 and best[pair_topic[i]] < reach[m]:
+                reach[m] = best[pair_topic[i]]
+                changed = True
+    for m in range(len(counts)):
+        if counts[m] - reach[m] > 1:
+            return False
+    return True

@@ -38,15 +38,18 @@ import numpy as np
 from assigncheck.impl.already_settled import optimally_balanced
 from assigncheck.impl.constrained import ConstrainedStickyAssignor
 from assigncheck.impl.flow import solve_counts
+from assigncheck.impl.min_cost_flow import solved
 from assigncheck.impl.problem_kind import require_problem
-from assigncheck.impl.sticky_kernel import deal, rows_by_member
+from assigncheck.impl.sticky_kernel import SETTLED, deal, general_rows, rows_by_member
 from assigncheck.impl.sticky_pairs import PairTable, pair_table
 from assigncheck.impl.sticky_small import assign_small
-from assigncheck.spec.model import AnyProblem, Assignment, Problem
-from assigncheck.spec.ownership import claimed_when_all_valid, valid_owned
+from assigncheck.spec.model import AnyProblem, Assignment, Member, Problem, TopicTable, topic_sizes
+from assigncheck.spec.native import by_id
+from assigncheck.spec.ownership import claimed_when_all_valid, valid_claims, valid_owned
 from assigncheck.spec.promises import Promises
 from assigncheck.spec.racks import rack_aware
 from assigncheck.spec.small.views import is_small
+from assigncheck.spec.subscriptions import subscription_codes
 
 _CONSTRAINED = ConstrainedStickyAssignor()
 _NO_NODES = np.zeros(0, dtype=np.int64)  # `deal`'s gid_node when the nodes are the topics
@@ -54,21 +57,54 @@ _NO_NODES = np.zeros(0, dtype=np.int64)  # `deal`'s gid_node when the nodes are 
 
 def _settled(problem: Problem, pairs: PairTable) -> Assignment | None:
     """The claims themselves, when they are complete, optimally balanced and without a rack mismatch (module
-    docstring, case 2): the valid sets, which are the claimed sets themselves when every claim is valid."""
+    docstring, case 2)."""
     if len(pairs.claim_gid) != pairs.partitions or (pairs.pair_mismatch & (pairs.pair_owned > 0)).any():
         return None
     counts = np.bincount(pairs.pair_member, weights=pairs.pair_owned, minlength=pairs.members).astype(np.int64)
-    if not optimally_balanced(counts, pairs.pair_topic, pairs.pair_member, pairs.pair_owned > 0,
-                              len(pairs.node_size)):
+    if not optimally_balanced(counts, pairs.pair_topic, pairs.pair_member, pairs.pair_owned, len(pairs.node_size)):
         return None
-    claimed = claimed_when_all_valid(problem, pairs.partitions)  # the pair table's own count of valid claims
+    return _claims_kept(problem, pairs.partitions)
+
+
+def _claims_kept(problem: Problem, valid: int) -> Assignment:
+    """The valid sets (`valid`: how many valid claims there are), which are the claimed sets themselves when every
+    claim is valid."""
+    claimed = claimed_when_all_valid(problem, valid)
     if claimed is not None:
         return Assignment.of_sets(dict(zip(problem.member_ids, claimed)))
     return Assignment.of_sets(valid_owned(problem))
 
 
 def assign_general_sticky(problem: Problem) -> Assignment:
-    """The optimally balanced, most retaining assignment for any subscriptions (module docstring, 2 and 3)."""
+    """The optimally balanced, most retaining assignment for any subscriptions (module docstring, 2 and 3): in one
+    compiled call when the nodes are the topics and the banded network at its lower bound is solved, which is
+    nearly always; step by step otherwise."""
+    if not rack_aware(problem):
+        placed = _in_one_call(problem)
+        if placed is not None:
+            return placed
+    return _step_by_step(problem)
+
+
+def _in_one_call(problem: Problem) -> Assignment | None:
+    """Cases 2 and 3 by `sticky_kernel.general_rows` (the pair table's steps, the settled check, the banded flow,
+    the deal, the rows), from the compiled readings of the members; None when the banded network at the lower
+    bound of B has no solution (`_step_by_step` then searches B)."""
+    ids, positions = by_id(problem.members, Member)
+    subs, (names, sizes), v = subscription_codes(problem), topic_sizes(problem), valid_claims(problem)
+    status, kept, member, topic, index = general_rows(subs.member_sub, np.frombuffer(positions, np.int64), subs.sub,
+                                                      subs.codes, sizes, v.member, v.topic, v.index)
+    if status == SETTLED:  # every partition validly claimed (so the valid claims number the partitions)
+        return _claims_kept(problem, len(v))
+    if not solved(status):
+        return None
+    return Assignment.from_grouped_rows(ids, TopicTable.of(tuple(map(names.names.__getitem__, kept.tolist()))),
+                                        member, topic, index)
+
+
+def _step_by_step(problem: Problem) -> Assignment:
+    """Cases 2 and 3 on the pair table (`impl/sticky_pairs.py`, with its rack-aware nodes), through the flow's
+    search for B and its convex network when the bands do not meet."""
     pairs = pair_table(problem)
     settled = _settled(problem, pairs)
     if settled is not None:

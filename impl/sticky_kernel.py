@@ -1,8 +1,9 @@
 """The general sticky assignor's passes over rows, compiled with numba: the pair table's rows
 (`impl/sticky_pairs.py`), the deal of the flow's counts and the output grouped by member (`impl/sticky.py`). Each is a
 counting sort or a walk over rows in one pass; in numpy they took about 90 numpy calls and the arithmetic between
-them, more than the flow's solve on groups of a few hundred members. Imported by the fuzzer before atheris
-instruments `assigncheck.impl`, like `impl/min_cost_flow.py`.
+them, more than the flow's solve on groups of a few hundred members. `general_rows` runs them all, with the settled
+check and the flow, in one call. Imported by the fuzzer before atheris instruments `assigncheck.impl`, like
+`impl/min_cost_flow.py` (and, through this module, `impl/already_settled.py`).
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import types
 
-from assigncheck.impl.min_cost_flow import compiled
+from assigncheck.impl.already_settled import optimally_balanced
+from assigncheck.impl.min_cost_flow import SOLVED, banded_flow, compiled
 
 _RO, _RO32 = types.Array(types.int64, 1, "C", readonly=True), types.Array(types.int32, 1, "C", readonly=True)
 
@@ -251,3 +253,41 @@ def rows_by_member(owner: np.ndarray, offsets: np.ndarray, members: int) -> tupl
         member_row[j], topic_row[j], index_row[j] = owner[g], t, g - offsets[t]
         at[owner[g]] += 1
     return member_row, topic_row, index_row
+
+
+SETTLED = -1  # `general_rows`: the claims are the answer (impl/sticky.py, case 2); else a `banded_flow` status
+
+
+# complexity: the steps of impl/sticky.py's cases 2 and 3 in order, each one call of its own kernel; one compiled
+# call because the Python between them (a dozen array calls, a dataclass, five dispatches) cost a tenth of an assign
+# of 200 members.
+@compiled(types.Tuple((types.int64, types.int64[::1], types.int64[::1], types.int64[::1], types.int32[::1]))(
+    _RO, _RO, _RO, _RO, _RO, _RO, _RO, _RO32))
+def general_rows(member_sub: np.ndarray, order: np.ndarray, sub: np.ndarray, sub_topic: np.ndarray, sizes: np.ndarray,
+                 claim_member: np.ndarray, claim_topic: np.ndarray, claim_index: np.ndarray
+                 ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """`impl/sticky.py`'s cases 2 and 3 where the nodes are the topics (no rack awareness): `topic_layout` and
+    `pair_rows` (the arguments are theirs; `sizes`: the metadata's partition counts), then, when every partition is
+    validly claimed, the settled check (`SETTLED`: keep the claims), else the banded flow at its lower bound,
+    `deal` and `rows_by_member`. Returns the outcome (`SETTLED` or the flow's status), the pair table's topics (as
+    `topic_layout` gives them) and, when the flow is solved, the output's rows grouped by member (in id order)."""
+    kept, offsets, remap = topic_layout(sub_topic, sizes)
+    none = np.zeros(0, dtype=np.int64)
+    pair_topic, pair_member, pair_owned, claim_pair, claim_gid, member_class = pair_rows(
+        member_sub, order, sub, sub_topic, remap, offsets, none, none, none, claim_member, claim_topic, claim_index)
+    members, partitions = len(order), offsets[-1]
+    no_rows = np.zeros(0, dtype=np.int32)
+    if len(claim_gid) == partitions:
+        counts = np.zeros(members, dtype=np.int64)
+        for i in range(len(pair_member)):
+            counts[pair_member[i]] += pair_owned[i]
+        if optimally_balanced(counts, pair_topic, pair_member, pair_owned, len(kept)):
+            return SETTLED, kept, none, none, no_rows
+    keep, new = np.empty(len(pair_topic), dtype=np.int64), np.empty(len(pair_topic), dtype=np.int64)
+    status = banded_flow(sizes[kept], pair_topic, pair_member, pair_owned, np.zeros(len(pair_topic), dtype=np.bool_),
+                         members, 0, keep, new)
+    if status != SOLVED:  # impl/sticky.py goes on step by step
+        return status, kept, none, none, no_rows
+    member_row, topic_row, index_row = rows_by_member(
+        deal(pair_member, keep, new, claim_pair, claim_gid, none, member_class, partitions), offsets, members)
+    return status, kept, member_row, topic_row, index_row

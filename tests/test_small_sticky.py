@@ -7,10 +7,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assigncheck.generate.strategies import problems, sticky_rounds
-from assigncheck.impl import sticky_small
+from assigncheck.impl import sticky, sticky_small
 from assigncheck.impl.sticky import assign_general_sticky
 from assigncheck.impl.sticky_pairs import pair_table
 from assigncheck.spec.ownership import valid_claims
+from assigncheck.spec.racks import rack_aware
 from assigncheck.spec.rounds import next_round
 
 any_problem = st.one_of(problems(racks=None, min_partitions_per_topic=0), sticky_rounds(),
@@ -24,6 +25,17 @@ def test_general_sticky_small_path_agrees(problem):
     assert out == assign_general_sticky(problem)
     again = next_round(problem, out)  # settled, unless nothing was assigned
     assert sticky_small.assign_small(again) == assign_general_sticky(again)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(problems(racks=None, min_partitions_per_topic=0), sticky_rounds()))
+def test_one_compiled_call_agrees_with_the_steps(problem):
+    """`sticky_kernel.general_rows` (the pair table, the settled check, the banded flow, the deal and the rows in
+    one call) against the same steps one by one, on fresh groups, rounds fed back (settled) and churned ones. Its
+    nodes are the topics: rack-aware problems go step by step."""
+    for p in (problem, next_round(problem, sticky._step_by_step(problem))):
+        placed = None if rack_aware(p) else sticky._in_one_call(p)
+        assert placed is None or placed == sticky._step_by_step(p)
 
 
 @settings(max_examples=300, deadline=None)
