@@ -4,7 +4,8 @@ Each problem is written once as a JSON file; both sides read that file. franz-go
 `-bench` mode, the version pinned in `examples/franz-go/go.mod`) leads the group in its own Go process as kgo's
 leader does and times `Balance`: warm-up leader steps, then timed calls, each on member metadata encoded anew and
 run through `MemberBalancer` outside the timed region, after a full collection; CPU is the process's (Go's
-collector marks on other threads), wall the call's. Ours: warm-up calls, then what is loaded is frozen for the
+collector marks on other threads), wall the call's. Ours, also in a process of its own per round (`timed_calls`, so
+that neither side's heap carries what this run did before): warm-up calls, then what is loaded is frozen for the
 collector (`run.gc.freeze_loaded`, as the gate's stages do), then timed calls, each on a `Problem` freshly
 loaded from the file (no derived data shared with an earlier call), after the last call's output is freed and a
 collection (franz-go's are freed by the collection before its next call); CPU is the calling thread's. The same
@@ -27,15 +28,26 @@ cooperative balancer on the same group under the cooperative protocol.
 from __future__ import annotations
 
 import gc
+import json
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from assigncheck.formats.documents import assignment_from_json, dumps, load_problem, problem_to_json, write_atomic
+from assigncheck.formats.documents import (
+    assignment_from_json,
+    assignment_to_json,
+    dumps,
+    load_assignment,
+    load_problem,
+    problem_to_json,
+    write_atomic,
+)
 from assigncheck.impl import registry
 from assigncheck.run.gc import freeze_loaded
 from assigncheck.spec.check import check_assignment
@@ -68,6 +80,17 @@ class Pair:
 
 
 def _time_ours(name: str, path: Path, warmup: int, calls: int) -> Timed:
+    """`timed_calls` in a Python process of its own, as franz-go's driver runs in a Go process of its own."""
+    out = path.with_name(f"{path.stem}.{name}.out.json")
+    done = subprocess.run([sys.executable, "-m", "benchmarks.bench_franz_go", name, str(path), str(warmup), str(calls),
+                           str(out)], cwd=franz_go.ROOT, capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"timing {name} on {path.name} failed: {done.stderr.strip()[-2000:]}")
+    times = json.loads(done.stdout)
+    return Timed(times["cpu"], times["wall"], load_assignment(out))
+
+
+def timed_calls(name: str, path: Path, warmup: int, calls: int) -> Timed:
     """Timed calls of a built-in assignor, each on a Problem freshly loaded from `path` (outside the timer)."""
     assignor = registry.get(name)
     for _ in range(warmup):
@@ -190,3 +213,10 @@ def run(quick: bool) -> list[dict[str, Any]]:
         if not quick:
             rows += _general(5000, 500, 1_000_000, tmp, 1, 2, rounds=1)  # franz-go takes seconds per call there
     return rows
+
+
+if __name__ == "__main__":  # `_time_ours`' process: NAME PROBLEM WARMUP CALLS OUTPUT
+    _name, _path, _warmup, _calls, _out = sys.argv[1:]
+    _timed = timed_calls(_name, Path(_path), int(_warmup), int(_calls))
+    write_atomic(_out, dumps(assignment_to_json(_timed.out)))
+    print(json.dumps({"cpu": _timed.cpu, "wall": _timed.wall}))

@@ -35,6 +35,7 @@ import errno
 import json
 import os
 import stat
+import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import chain
@@ -246,7 +247,9 @@ def _topics(value: Any, path: str, *, what: str = "partitions", limit: int = MAX
     per-partition array is built."""
     obj = _object(value, path)
     check_limit(path, len(obj), MAX_TOPICS, path)
-    counts = {_str(t, path): _int(n, f"{path}.{t}", lo=0) for t, n in obj.items()}
+    # interned: every problem read in this process then names a topic by one object, the one the shared tables of
+    # its name (`TopicTable.of`, cached) hold, so whole-group passes find it by identity
+    counts = {sys.intern(_str(t, path)): _int(n, f"{path}.{t}", lo=0) for t, n in obj.items()}
     check_limit(path, sum(counts.values()), limit, f"{what} in total")
     return counts
 

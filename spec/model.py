@@ -10,6 +10,7 @@ the spec's job, not the container's, to judge them.
 
 from __future__ import annotations
 
+import sys
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -64,8 +65,9 @@ class TopicTable:
     def of(names: tuple[str, ...]) -> TopicTable:
         """The shared table of exactly these (sorted, distinct) names: sets of the same topics built
         separately (one per member, from JSON) then share one table, and whole-group code translates
-        each table once."""
-        return TopicTable(names)
+        each table once. Its names are interned, as the JSON reader's topic names are: a problem read later
+        names its topics by the very objects this table holds, whichever problem made it."""
+        return TopicTable(sys.intern(n) if type(n) is str else n for n in names)
 
 
 _MADE_LAZILY = frozenset(("_codes", "_bounds", "_indices", "_lists"))

@@ -14,7 +14,16 @@ from assigncheck.formats.documents import (
     save_problem,
 )
 from assigncheck.spec.errors import FormatError
-from assigncheck.spec.model import SMALL_ROWS, Assignment, Client, Member, Problem, StreamsProblem
+from assigncheck.spec.model import (
+    SMALL_ROWS,
+    Assignment,
+    Client,
+    Member,
+    Problem,
+    StreamsProblem,
+    TopicTable,
+    topic_sizes,
+)
 
 
 def _doc(**over):
@@ -213,3 +222,19 @@ def test_a_campaign_manifest_is_written_once_and_checked_on_resume(tmp_path):
     with pytest.raises(InputError) as e:
         open_manifest(path, doc, flags)
     assert e.value.path == str(path)
+
+
+def test_a_read_problem_names_its_topics_by_the_shared_tables_objects():
+    """Topic names read from JSON are the very objects the shared topic tables hold (`TopicTable.of`, cached), even
+    when a table of the same names was made first from other, equal strings: whole-group passes then find a member's
+    topics by identity (`spec.native` `subscription_rows`)."""
+    names = tuple(sorted("".join(["topic-", c]) for c in "xyz"))  # equal to the document's names, not interned
+    TopicTable.of(names)
+    doc = {"format": 1, "topics": {n: 2 for n in names},
+           "members": [{"id": f"m{i}", "subscription": list(names[i:])} for i in range(3)]}
+    for _ in range(2):  # a second read gets the objects the first one left in the tables
+        problem = problem_from_json(json.loads(json.dumps(doc)))
+        codes = topic_sizes(problem)[0].code
+        held = {id(n) for n in codes}
+        assert codes == {n: i for i, n in enumerate(names)}
+        assert all(id(t) in held for m in problem.members for t in m.subscription)
