@@ -8,34 +8,23 @@ STAMP := $(VENV)/.installed
 
 JARS := $(VENV)/.kafka-jars
 
-# The editable install is setuptools' strict mode: build/__editable__.*/assigncheck/ is a tree of links to the
-# package's files, which type checkers and IDEs read like any installed package (the default mode's import hook
-# hides the package from them). A file added, moved or removed needs a re-install, so the stamp depends on the
-# list of the package's files, rewritten only when that list changes. The folders are pyproject's package-dir.
-PACKAGE_DIRS := $(shell sed -n 's/^"assigncheck\.[a-z_.]*" = "\([a-z_]*\)"$$/\1/p' pyproject.toml)
-FILES := $(VENV)/.package-files
-$(shell mkdir -p $(VENV) && find $(PACKAGE_DIRS) -type f ! -path '*/__pycache__/*' ! -name '*.so' | LC_ALL=C sort > $(FILES).new \
-  && if cmp -s $(FILES).new $(FILES); then rm $(FILES).new; else mv $(FILES).new $(FILES); fi)
-
 # The model's compiled helpers (native/: Rust, pyo3 pinned in native/Cargo.lock, fetched from crates.io) are built
-# by cargo during the install; setuptools-rust builds them in place (spec/native.*.so) and strict mode does not link
-# what it built, so the link is made here.
-NATIVE := native/Cargo.toml native/Cargo.lock $(wildcard native/src/*.rs)
+# by cargo during the install, in place beside their Python modules. The editable install maps the package to
+# src/assigncheck, so an edit to a Python file shows at once; the stamp re-installs when the build inputs change.
+NATIVE := native/Cargo.toml native/Cargo.lock $(wildcard native/*/Cargo.toml native/*/src/*.rs native/src/*.rs)
 
-$(STAMP): pyproject.toml constraints.txt $(FILES) $(NATIVE)
+$(STAMP): pyproject.toml constraints.txt $(NATIVE)
 	@command -v $(PY) >/dev/null 2>&1 || { echo "assigncheck needs Python 3.11: install python3.11 (and python3.11-venv)"; exit 1; }
 	@command -v cargo >/dev/null 2>&1 || { echo "assigncheck's compiled helpers need Rust's cargo (https://rustup.rs): install rust"; exit 1; }
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev]' --config-settings editable_mode=strict
-	$(BIN)/python -c 'import importlib.util as u, pathlib as p; (to,) = u.find_spec("assigncheck.spec").submodule_search_locations; \
-	  [(p.Path(to) / so.name).unlink(missing_ok=True) or (p.Path(to) / so.name).symlink_to(so.resolve()) for so in p.Path("spec").glob("native.*.so")]'
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev]'
 	@touch $(STAMP)
 
 # Kafka's pinned jars (kafka-clients 3.9.1, kafka-group-coordinator 4.0.0, 4.1.0 and 4.4.0, kafka-streams 4.4.0, the 4.4.0
 # broker) from Maven Central, into
 # $$XDG_CACHE_HOME/assigncheck/maven: the java: targets' defaults, the tests' and the benchmarks'.
-$(JARS): $(STAMP) impl/targets/maven.py
-	$(BIN)/python -m assigncheck.impl.targets.maven
+$(JARS): $(STAMP) src/assigncheck/toolchains/maven.py
+	$(BIN)/python -m assigncheck.toolchains.maven
 	@touch $(JARS)
 
 # franz-go's balancers as a cmd2: target (examples/franz-go/: our driver, franz-go pinned in its go.mod and go.sum),

@@ -1,4 +1,4 @@
-"""spec.check.check_assignment (hard invariants, balance, stickiness, per-topic spread; no oracle) at
+"""spec.assignment_check.check_assignment (hard invariants, balance, stickiness, per-topic spread; no oracle) at
 1000 members x 10 000 partitions over 100 topics and 2000 x 1 000 000 over 500 topics (the size of
 Kafka's testLargeAssignmentAndGroupWithUniformSubscription). Goal: a few seconds at the large size.
 
@@ -15,7 +15,7 @@ from functools import partial
 
 import numpy as np
 
-from assigncheck.spec.check import Report, check_assignment
+from assigncheck.spec.assignment_check import Report, check_assignment
 from assigncheck.spec.model import Assignment, Member, Problem, index_array
 from assigncheck.spec.ownership import valid_owned
 from assigncheck.spec.promises import Promises

@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from assigncheck.impl import registry
 from assigncheck.spec.model import Assignment, Member, Problem
 from assigncheck.spec.ownership import valid_owned
 from assigncheck.spec.rounds import next_round
+from assigncheck.targets import registry
 
 from .harness import best_time, peak_mib, row
 

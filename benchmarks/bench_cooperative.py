@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from functools import partial
 
-from assigncheck.impl import registry
-from assigncheck.spec.check import check_assignment
+from assigncheck.spec.assignment_check import check_assignment
+from assigncheck.targets import registry
 from benchmarks.bench_constrained import churn, uniform
 from benchmarks.harness import best_time, row
 

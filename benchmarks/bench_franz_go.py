@@ -14,7 +14,7 @@ a slow spell of this shared machine does not fall on one side only, and a proces
 throughout is one round of several; the figures are the minimum and median.
 
 The ratio is ours over franz-go's (min CPU; min wall beside it): below 1, ours is faster. Every output is
-checked by the spec (`spec.check.check_assignment`): the hard invariants, Σ count² against the optimum and,
+checked by the spec (`spec.assignment_check.check_assignment`): the hard invariants, Σ count² against the optimum and,
 after churn, the retained partitions against the maximum under optimal balance (the oracle, up to 100,000
 partitions; above, both sides' Σ count² and retained side by side). A cooperative round withholds the partitions
 it moves, so its quality is the hard invariants and what it withholds.
@@ -49,11 +49,11 @@ from assigncheck.formats.documents import (
     problem_to_json,
     write_atomic,
 )
-from assigncheck.impl import registry
 from assigncheck.run.gc import freeze_loaded
-from assigncheck.spec.check import check_assignment
+from assigncheck.spec.assignment_check import check_assignment
 from assigncheck.spec.model import Assignment, Problem
 from assigncheck.spec.promises import Promises
+from assigncheck.targets import registry
 
 from . import franz_go
 from .bench_constrained import churn as leave_and_join

@@ -31,10 +31,10 @@ def outside_targets() -> list[str]:
 def small_inputs(count: int, seed: int = 1) -> list[bytes]:
     """Mutations of the encoded regression vectors (and random bytes), narrow layout only."""
     from assigncheck.fuzz.decode import WIDE_BITS
-    from assigncheck.fuzz.runner import _mutate, build_seeds
+    from assigncheck.fuzz.runner import VECTORS, _mutate, build_seeds
 
     with tempfile.TemporaryDirectory() as d:
-        build_seeds(ROOT / "tests" / "vectors", Path(d), "consumer")
+        build_seeds(VECTORS, Path(d), "consumer")
         pool = [p.read_bytes() for p in sorted(Path(d).iterdir())]
     rng = random.Random(seed)
     out: list[bytes] = []

@@ -30,12 +30,12 @@ from pathlib import Path
 from typing import Any
 
 from assigncheck.formats.documents import assignment_from_json, dumps, load_problem, problem_to_json, write_atomic
-from assigncheck.impl import registry
-from assigncheck.impl.targets import java_build
 from assigncheck.run.gc import freeze_loaded
 from assigncheck.spec import balance, oracle, stickiness
 from assigncheck.spec.model import Assignment, Problem
 from assigncheck.spec.rounds import next_round
+from assigncheck.targets import registry
+from assigncheck.toolchains import java_build
 
 from .bench_constrained import churn as leave_and_join
 from .bench_constrained import uniform

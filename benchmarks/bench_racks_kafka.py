@@ -16,11 +16,11 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from assigncheck.impl import registry
 from assigncheck.spec.balance import sum_squares
 from assigncheck.spec.model import Member, Problem
 from assigncheck.spec.racks import mismatches, rack_aware
 from assigncheck.spec.rounds import next_round, run_rounds
+from assigncheck.targets import registry
 
 KAFKA = "java:org.apache.kafka.clients.consumer."
 PAIRS = (  # ours, Kafka's class, protocol, subscriptions equal

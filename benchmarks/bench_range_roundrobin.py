@@ -11,9 +11,9 @@ import random
 from functools import partial
 from typing import Any
 
-from assigncheck.impl import registry
 from assigncheck.spec.model import Member, Problem
 from assigncheck.spec.reference import REFERENCES
+from assigncheck.targets import registry
 
 from .bench_constrained import uniform
 from .harness import best_time, peak_mib, row

@@ -1,4 +1,4 @@
-"""Small problems: one assign plus the full check (`run.checks.check_assignor`: H1-H8, the target's
+"""Small problems: one assign plus the full check (`run.assignor_check.check_assignor`: H1-H8, the target's
 promises with the oracle, determinism, order independence, fixpoint, exact, cooperative rounds) per CPU second,
 for every built-in consumer assignor, on the `small` campaign profile (<= 8 members, <= 32 partitions; junk
 claims, mixed generations, racks, static members, lag, cooperative groups). Goal: >= 2,000 per CPU second.
@@ -12,9 +12,9 @@ from __future__ import annotations
 import time
 
 from assigncheck.generate.seeded import generate
-from assigncheck.impl import registry
-from assigncheck.run.checks import check_assignor
+from assigncheck.run.assignor_check import check_assignor
 from assigncheck.run.gc import freeze_loaded
+from assigncheck.targets import registry
 from benchmarks.harness import row
 
 TARGETS = ["range", "roundrobin", "sticky-constrained", "sticky-constrained-4phase", "sticky", "cooperative-sticky",

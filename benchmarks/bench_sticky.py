@@ -39,7 +39,7 @@ STICKY = StickyAssignor()
 
 
 def _kafka_python() -> Callable[[Problem], Assignment]:
-    from assigncheck.impl.targets.python_libs import load
+    from assigncheck.targets.python_libs import load
 
     return load("kafka-python", "sticky").assign
 

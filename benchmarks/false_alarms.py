@@ -33,7 +33,7 @@ CONTROLS = (
 
 def targets() -> list[Any]:
     from assigncheck.formats.reproducer import TargetRef
-    from assigncheck.impl.registry import get, load, names, probe
+    from assigncheck.targets.registry import get, load, names, probe
 
     return [get(n) for n in names()] + [probe(load(TargetRef(spec, promises))) for spec, promises in CONTROLS]
 

@@ -4,7 +4,7 @@
 it names, written under `sandbox/in`) built from valid documents of every kind by JSON-ish mutations:
 repeated keys, deep nesting, integers past 4300 digits, lone surrogates, NaN, wrong types, huge counts,
 names with line breaks, truncation, binary bytes, other encodings; and from bad flag values, special
-paths (`-`, /dev/zero, a FIFO, a directory, /proc) and bad output paths. `tests/test_cli_bad_input_fuzzed.py` draws the
+paths (`-`, /dev/zero, a FIFO, a directory, /proc) and bad output paths. `tests/ci/test_bad_input_fuzzed.py` draws the
 `Random` from hypothesis; this script runs N seeded cases, each in its own `assigncheck` process, and
 prints the exit codes, the peak resident memory of any one run, and the bytes written to disk.
 

@@ -78,14 +78,14 @@ def _mutmut_ready() -> None:
 
 def source_path(module: str) -> Path:
     snapshot = os.environ.get(SNAPSHOT_ENV)
-    return Path(snapshot, f"{module}.py") if snapshot else ROOT / "impl" / f"{module}.py"
+    return Path(snapshot, f"{module}.py") if snapshot else ROOT / "src" / "assigncheck" / "impl" / f"{module}.py"
 
 
 def snapshot(modules: list[str]) -> Path:
     """Copy the modules' current sources aside and point this process (and its workers) at the copy."""
     folder = Path(tempfile.mkdtemp(prefix="mutation-src-"))
     for module in modules:
-        (folder / f"{module}.py").write_bytes((ROOT / "impl" / f"{module}.py").read_bytes())
+        (folder / f"{module}.py").write_bytes((ROOT / "src" / "assigncheck" / "impl" / f"{module}.py").read_bytes())
     os.environ[SNAPSHOT_ENV] = str(folder)
     _mutations.cache_clear()
     return folder
@@ -133,7 +133,7 @@ def _install(module: str, source: str) -> None:
     importlib.import_module("assigncheck.impl")
     name = f"assigncheck.impl.{module}"
     mod = types.ModuleType(name)
-    mod.__file__ = str(ROOT / "impl" / f"{module}.py")
+    mod.__file__ = str(ROOT / "src" / "assigncheck" / "impl" / f"{module}.py")
     mod.__package__ = "assigncheck.impl"
     sys.modules[name] = mod
     try:
@@ -176,7 +176,7 @@ def judge(module: str, index: int, report_dir: Path, stages: tuple[str, ...] = S
     verdict: dict[str, Any] = {"module": module, "index": index, "status": "survived", "by": None, "invariant": None}
     try:
         _install(module, mutated_source(module, index))
-        from assigncheck.impl import registry
+        from assigncheck.targets import registry
 
         target = _declared(registry.get(MODULES[module]))
     except Exception as e:  # noqa: BLE001 - a mutant that breaks the import is killed by any gate run

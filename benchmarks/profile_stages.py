@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 
-from assigncheck.impl import registry
 from assigncheck.impl import sticky as general
 from assigncheck.impl.constrained import ConstrainedLayout
 from assigncheck.impl.cooperative import withhold
@@ -22,6 +21,7 @@ from assigncheck.impl.range import subscriber_positions
 from assigncheck.impl.sticky_pairs import pair_table
 from assigncheck.spec.model import Assignment, Problem, TopicTable
 from assigncheck.spec.ownership import valid_claims
+from assigncheck.targets import registry
 from benchmarks.bench_constrained import churn as leave_and_join
 from benchmarks.bench_constrained import uniform
 from benchmarks.bench_sticky import STICKY, _shapes, membership_shapes

@@ -28,9 +28,9 @@ from typing import Any
 
 from assigncheck.ci.pipeline import STAGES, Plan, run_gate
 from assigncheck.formats.documents import load_problem, write_atomic
-from assigncheck.impl.registry import get, load_target
-from assigncheck.run.checks import check_assignor
+from assigncheck.run.assignor_check import check_assignor
 from assigncheck.spec.model import Problem
+from assigncheck.targets.registry import get, load_target
 
 from . import ZOO, target_spec
 

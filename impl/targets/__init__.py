@@ -1,1 +1,0 @@
-"""Outside targets: assignors that are not ours, checked unmodified (other libraries, other languages)."""

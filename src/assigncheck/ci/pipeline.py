@@ -1,0 +1,131 @@
+"""`assigncheck gate`: every stage on every target, within the profile's budgets; verdicts users can trust.
+
+Stages, in order (`ci.stages`): `properties` (hypothesis over the spec's strategies), `proofs` (Z3 models for
+the built-in assignors that have one, small-scope exhaustive checking for the rest), `fuzz` (atheris),
+`campaign` (a Spark differential campaign), `scale` (production-size problems, timed). Every stage holds a
+target to the same promises: the target is loaded once from its reference (`targets.registry.load`), and worker
+processes load that same reference.
+
+A run is planned first (`Plan.of`: the profile, the stages and the report directory, each checked once, before
+any target starts). It is stateless: it works in a directory of its own inside the report directory and
+publishes it (the reproducers, the fuzz corpus, the campaign rows) only when every stage is done, so nothing of
+an earlier run is resumed or aggregated, and an interrupted run (Ctrl-C) leaves the previous reports as they were.
+
+A finding fails the gate only once its reproducer, replayed from the file alone in a fresh process, shows
+the same invariant broken (`ci.verdicts.confirm`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import shutil
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from assigncheck.ci.context import PROFILES, Context, Profile, Progress, ctrl_c_stops
+from assigncheck.ci.results import Finding, GateResult, StageResult
+from assigncheck.ci.stages import STAGES, StageRun
+from assigncheck.ci.verdicts import confirm
+from assigncheck.run.calls import hang_limit
+from assigncheck.spec.errors import InputError
+from assigncheck.spec.promises import Assignor
+
+PUBLISHED = ("reproducers", "fuzz", "campaign")  # what a run leaves in the report directory besides the reports
+WORK_PREFIX = ".gate-run-"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a gate run does: the profile, the stages in order, the report directory (created, writable)."""
+
+    profile: Profile
+    stages: tuple[str, ...]
+    report_dir: Path
+
+    @classmethod
+    def of(cls, profile: str = "quick", report_dir: str | Path = "reports", stages: Sequence[str] = STAGES) -> Plan:
+        """The plan, or an InputError naming the flag, before any target starts or stage runs."""
+        from assigncheck.ci.flag_types import output_dir
+
+        if profile not in PROFILES:
+            raise InputError("--profile", f"must be one of {', '.join(PROFILES)}, got {profile!r}")
+        stages = tuple(dict.fromkeys(stages))
+        if not any(stages):
+            raise InputError("--stages", f"names no stage; stages are {', '.join(STAGES)}")
+        for s in stages:
+            if s not in STAGES:
+                raise InputError("--stages", f"unknown stage {s[:40]!r}; stages are {', '.join(STAGES)}")
+        if str(report_dir) == "":
+            raise InputError("--report-dir", "must not be empty")
+        return cls(PROFILES[profile], stages, output_dir(report_dir, "--report-dir"))
+
+
+def _stage(name: str) -> StageRun:
+    return importlib.import_module(f"assigncheck.ci.stages.{name}").run
+
+
+def _load() -> tuple[float, list[str]]:
+    """The machine's load at the start, and a note when it is busier than its cores."""
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    cores = os.cpu_count() or 1
+    busy = [f"load average {load:.1f} on {cores} core(s) at the start: stages may check less, each says how much"]
+    return load, busy if load > cores else []
+
+
+def run_gate(targets: Sequence[Assignor], plan: Plan, seed: int = 0, master: str | None = None,
+             progress: Callable[[Progress], None] | None = None, h8_env: str = "PYTHONHASHSEED") -> GateResult:
+    """Every stage of `plan` on every target; `progress` hears of each step as it starts, replays and ends."""
+    work = plan.report_dir / f"{WORK_PREFIX}{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
+    work.mkdir(parents=True)
+    ctx = Context(plan.profile, work, seed, master, progress or (lambda event: None), h8_env)
+    load, notes = _load()
+    result = GateResult(plan.profile.name, tuple(t.name for t in targets), notes=notes, load=load)
+    started = time.monotonic()
+    try:
+        with ctrl_c_stops():
+            for stage in plan.stages:
+                for done in _stage(stage)(targets, ctx):
+                    result.stages.append(_confirmed(done, targets, ctx))
+        result.seconds = time.monotonic() - started
+        _publish(work, plan.report_dir, result)
+    except BaseException:  # Ctrl-C or a usage error: the previous reports stay as they were
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    return result
+
+
+def _confirmed(stage: StageResult, targets: Sequence[Assignor], ctx: Context) -> StageResult:
+    """The stage's findings, each confirmed by a replay in a fresh process (or not), and its work checked."""
+    by_name = {t.name: t for t in targets}
+    if stage.findings:
+        ctx.progress(Progress(stage.stage, stage.target, "replaying", f"{len(stage.findings)} finding(s)"))
+        stage.findings = confirm(stage.findings, lambda f: by_name.get(f.target), ctx,
+                                 4 * hang_limit(ctx.profile.budget_s) + 60)
+    if stage.work is not None and stage.work.short:
+        stage.notes.append(f"ran {stage.work}: under half of its nominal work")
+    ctx.progress(Progress(stage.stage, stage.target, "done", steps=len(targets) if stage.target == "all" else 1))
+    return stage
+
+
+def _publish(work: Path, root: Path, result: GateResult) -> None:
+    """Move this run's files into the report directory, replacing an earlier run's, and point the findings
+    at their published reproducers."""
+    for name in PUBLISHED:
+        old, new = root / name, work / name
+        if old.exists():
+            shutil.rmtree(old) if old.is_dir() else old.unlink()
+        if new.exists():
+            new.rename(old)
+    prefix = str(work)
+
+    def moved(f: Finding) -> Finding:
+        if f.reproducer and f.reproducer.startswith(prefix):
+            return replace(f, reproducer=str(root) + f.reproducer[len(prefix):])
+        return f
+
+    for stage in result.stages:
+        stage.findings = [moved(f) for f in stage.findings]
+    shutil.rmtree(work, ignore_errors=True)

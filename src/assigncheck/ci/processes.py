@@ -1,0 +1,251 @@
+"""H8 across processes: a target's output for one problem must not depend on the process that computes it.
+
+Within one process an assignor may iterate a set of member ids in one stable order, so two runs agree (H8's own
+check, `spec.assignment_check`), while another process, with another string hash seed, iterates it in another:
+two leaders, or one leader after a restart, then assign one group differently and partitions move for nothing.
+The properties stage therefore replays a seeded sample of its problems in two processes of the target (`targets.worker`:
+any kind of target; a `cmd:` or `java:` program runs under it), started with two different values of one
+environment variable: `PYTHONHASHSEED` (values 1 and 2 at `--seed 0`), or the variable `--h8-env` names for a
+runtime with another knob. Two different answers (or an answer and a failure) are an H8 finding with cause
+`processes`, unless the first process also disagrees with itself (in-process nondeterminism, which H8's own
+check reports). Its reproducer records the variable and both values, and `assigncheck replay` compares two
+fresh processes started the same way.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from assigncheck.ci.context import Context, stop_if_interrupted
+from assigncheck.ci.results import StageResult, Work
+from assigncheck.formats.reproducer import TargetRef
+from assigncheck.run import breaker
+from assigncheck.spec.errors import FormatError, InputError, TargetFailure
+from assigncheck.spec.model import AnyProblem, Assignment, Problem, StreamsProblem
+from assigncheck.spec.promises import Assignor
+from assigncheck.spec.violations import Violation
+
+ENV = "PYTHONHASHSEED"
+CAUSE = "processes"
+SAMPLE = {"quick": (200, 5.0), "full": (1000, 30.0)}  # problems compared per target, at most this many seconds
+WARM_HANG_S = 120.0  # the first call of a process loads the target (a JVM, numba's cached kernels)
+TRIES = 5  # replay: nondeterminism beyond the variable may agree with itself a few times in a row
+CHUNK = 25  # problems asked of each process in one batch request
+
+
+class NotCompared(Exception):
+    """A process of the target could not even answer the smallest problem: nothing to compare."""
+
+
+@dataclass(frozen=True)
+class Processes:
+    """The environment variable two processes of a target differ in, and its value in each."""
+
+    env: str = ENV
+    values: tuple[str, str] = ("1", "2")
+
+    @classmethod
+    def of(cls, env: str, seed: int) -> Processes:
+        base = 2 * (seed % (2**31 - 1))  # PYTHONHASHSEED takes 0 .. 2**32 - 1
+        return cls(env, (str(base + 1), str(base + 2)))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"env": self.env, "values": list(self.values)}
+
+    @classmethod
+    def from_json(cls, doc: Any, path: str = "finding.processes") -> Processes:
+        if not isinstance(doc, dict) or set(doc) != {"env", "values"}:
+            raise FormatError(path, "must be an object with 'env' and 'values'")
+        env, values = doc["env"], doc["values"]
+        if not isinstance(env, str) or not env or "=" in env:
+            raise FormatError(f"{path}.env", "must be an environment variable's name")
+        if not (isinstance(values, list) and len(values) == 2 and all(isinstance(v, str) for v in values)
+                and values[0] != values[1]):
+            raise FormatError(f"{path}.values", "must be two different strings")
+        return cls(env, (values[0], values[1]))
+
+    def __str__(self) -> str:
+        return f"{self.env}={self.values[0]} and {self.values[1]}"
+
+
+class Pair:
+    """Two processes of one target, each started with its value of the variable."""
+
+    def __init__(self, ref: TargetRef, processes: Processes, name: str) -> None:
+        from assigncheck.targets.worker import in_own_process
+
+        self.processes, self.name = processes, name
+        self.procs = [in_own_process(ref, {processes.env: v}, f"{name} ({processes.env}={v})")
+                      for v in processes.values]
+        self._warm = False
+        self.hangs = breaker.Breaker()  # counts the calls in a row that hit the hang limit
+
+    def start(self) -> None:
+        """Start both now: they load the target while the stage goes on."""
+        for proc in self.procs:
+            proc.start()
+
+    def close(self) -> None:
+        for proc in self.procs:
+            proc.close()
+
+    def prefetch(self, problems: list[AnyProblem], budget_s: float) -> None:
+        """Ask each process for all of `problems` in one round trip (`CommandTarget.prefetch`): the next
+        `compare` calls, on these problems in this order, are then answered at once."""
+        from assigncheck.run.calls import hang_limit
+
+        if problems:
+            self._warmed(problems[0])
+            for proc in self.procs:
+                proc.prefetch(problems, cpu_budget_s=budget_s, hang_s=hang_limit(budget_s))
+
+    def _warmed(self, like: AnyProblem) -> None:
+        """The smallest problem of the same kind and protocol, in each process, with no CPU budget: the first
+        call's CPU is the process's start-up (loading the target)."""
+        from assigncheck.targets.registry import smallest
+
+        if self._warm:
+            return
+        problem = smallest("streams" if isinstance(like, StreamsProblem) else "consumer")
+        if isinstance(problem, Problem) and isinstance(like, Problem):
+            problem = problem.with_protocol(like.protocol)
+        for proc in self.procs:
+            try:
+                proc.assign_metered(problem, hang_s=WARM_HANG_S)
+            except (TargetFailure, InputError) as e:
+                raise NotCompared(f"{proc.name} cannot assign even the smallest problem: {e}") from None
+        self._warm = True
+
+    def _run(self, k: int, problem: AnyProblem, budget_s: float, hang_s: float | None) -> Assignment | Violation:
+        from assigncheck.run.calls import run_assignor
+        from assigncheck.spec.errors import AssignorFailed
+
+        try:
+            out: Assignment | Violation = run_assignor(self.procs[k], problem, budget_s, hang_s)
+        except AssignorFailed as f:
+            out = f.violation
+        self.hangs.count(isinstance(out, Violation) and breaker.hung([out]))
+        return out
+
+    def compare(self, problem: AnyProblem, budget_s: float, hang_s: float | None = None) -> list[Violation]:
+        """H8 across the two processes on `problem` (as the target meets it: `spec.groups.protocol_form`)."""
+        from assigncheck.spec.assignment_check import differing_members
+        from assigncheck.spec.invariants import CAP, and_more
+
+        self._warmed(problem)
+        first, second = self._run(0, problem, budget_s, hang_s), self._run(1, problem, budget_s, hang_s)
+        env, (a, b) = self.processes.env, self.processes.values
+        if isinstance(first, Violation) and isinstance(second, Violation):
+            return []  # it fails in both: H7's business, not H8's
+        if isinstance(first, Assignment) and isinstance(second, Assignment):
+            diff = differing_members(first, second)
+            if not diff:
+                return []
+            what = (f"two processes of {self.name} ({self.processes}) assign the same problem differently; members "
+                    f"whose partitions differ: {', '.join(diff[:CAP])}{and_more(len(diff), CAP)}")
+        else:
+            failed, failing = (first, a) if isinstance(first, Violation) else (second, b)
+            assert isinstance(failed, Violation)  # exactly one of the two failed
+            diff = []
+            what = (f"{self.name} fails in the process with {env}={failing} and answers in the one with "
+                    f"{env}={b if failing == a else a}: {failed.message}")
+        again = self._run(0, problem, budget_s, hang_s)
+        if type(again) is not type(first) or (isinstance(again, Assignment) and isinstance(first, Assignment)
+                                              and differing_members(first, again)):
+            return []  # one process disagrees with itself: H8's own check (two runs) reports that
+        return [Violation("H8", what, tuple(diff[:CAP]), cause=CAUSE)]
+
+
+@dataclass
+class Sample:
+    """A seeded sample of a stage's problems (reservoir sampling), compared across two processes at its end."""
+
+    target: Assignor
+    ctx: Context
+    seen: int = 0
+    problems: list[AnyProblem] = field(default_factory=list)
+    pair: Pair | None = None
+    why_not: str = ""
+
+    def __post_init__(self) -> None:
+        from assigncheck.ci.verdicts import loadable
+        from assigncheck.targets.registry import ref_of
+
+        self.size, self.seconds = SAMPLE.get(self.ctx.profile.name, SAMPLE["quick"])
+        self.rng = random.Random(self.ctx.seed)
+        self.processes = Processes.of(self.ctx.h8_env, self.ctx.seed)
+        if not loadable(self.target):
+            self.why_not = "no other process can load this target"
+            return
+        self.pair = Pair(ref_of(self.target), self.processes, self.target.name)
+        self.pair.start()
+
+    def offer(self, problem: AnyProblem) -> None:
+        from assigncheck.spec.groups import protocol_form
+
+        problem = protocol_form(problem, self.target.promises)
+        self.seen += 1
+        if len(self.problems) < self.size:
+            self.problems.append(problem)
+        else:
+            k = self.rng.randrange(self.seen)
+            if k < self.size:
+                self.problems[k] = problem
+
+    def close(self) -> None:
+        if self.pair is not None:
+            self.pair.close()
+
+    def settle(self, stage: str, result: StageResult) -> None:
+        """Compare the sample in the two processes and add the findings, the work done and any note to
+        `result`."""
+        from assigncheck.ci.verdicts import Collector, settle
+
+        label = f"H8 across processes ({self.processes})"
+        if self.pair is None:
+            result.notes.append(f"{label}: not checked: {self.why_not}")
+            return
+        budget = self.ctx.profile.budget_s
+        collector = Collector(self.ctx.profile.max_candidates)
+        deadline, compared = time.monotonic() + self.seconds, 0
+        try:
+            for at, problem in enumerate(self.problems):
+                stop_if_interrupted()
+                if time.monotonic() > deadline or self.pair.hangs.open:
+                    break
+                if at % CHUNK == 0:
+                    self.pair.prefetch(self.problems[at:at + CHUNK], budget)
+                collector.offer(problem, self.pair.compare(problem, budget), self.ctx.seed, f"{stage} sample, {label}")
+                compared += 1
+        except NotCompared as e:
+            result.notes.append(f"{label}: not checked: {e}")
+            return
+        pair, stopped = self.pair, self.pair.hangs.open  # before minimizing calls it again
+        result.findings += settle(stage, self.target, collector.candidates(), self.ctx,
+                                  judge=lambda p: pair.compare(p, budget),
+                                  extra={"processes": self.processes.to_json()})
+        if stopped:
+            result.notes.append(f"{label}: {breaker.NOTE}")
+        work = Work(compared, min(self.size, self.seen), "problems")
+        result.stats["h8_processes"] = f"{work} ({self.processes})"
+        if work.short:
+            result.notes.append(f"{label}: compared {work}: under half of the sample")
+
+
+def replay(ref: TargetRef, problem: AnyProblem, processes: Processes, budget_s: float, hang_s: float | None
+           ) -> tuple[list[Violation], int]:
+    """Compare `problem` in two fresh processes of the target, up to TRIES times: (the violations, tries)."""
+    pair = Pair(ref, processes, ref.spec)
+    try:
+        for attempt in range(1, TRIES + 1):
+            violations = pair.compare(problem, budget_s, hang_s)
+            if violations:
+                return violations, attempt
+        return [], TRIES
+    except NotCompared as e:
+        raise InputError("--target", str(e)) from None
+    finally:
+        pair.close()

@@ -1,0 +1,148 @@
+"""Bug classes the quick gate must catch, each planted in a small target of its own beside a correct twin: the
+gate confirms the bug with a reproducer that replays from its file alone, in a fresh process, and passes the
+twin."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from assigncheck.ci.pipeline import Plan, run_gate
+from assigncheck.formats.reproducer import TargetRef, record_of
+from assigncheck.targets.registry import load, probe
+from assigncheck.verify.exhaustive import problems
+from assigncheck.verify.prove import Bound
+from tests.paths import ROOT
+
+
+def _replays(path: str) -> subprocess.CompletedProcess[str]:
+    """`assigncheck replay FILE` in a fresh interpreter, from the file alone (no flag names the target)."""
+    return subprocess.run([sys.executable, "-m", "assigncheck.ci", "replay", path], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+
+
+# ---- a group that moved to another topic: claims of a topic nobody subscribes to ------------------------------
+
+
+def test_the_small_problems_of_an_equal_subscription_domain_claim_topics_nobody_subscribes_to():
+    found = list(problems(Bound(members=1, partitions=2, topics=2, generations=1), equal_subscriptions=True))
+    assert all(p.subscriptions_equal() for p in found)
+    left = [p for p in found if any(t not in m.subscription for m in p.members for t in m.owned)]
+    assert any(len(p.members) == 1 and p.members[0].subscription for p in left)  # t1 claimed, t0 subscribed
+
+
+def test_the_proofs_stage_catches_a_sticky_assignor_keeping_claims_of_a_topic_its_group_left(tmp_path, steady):
+    result = run_gate([load("tests.fixtures.sticky_claims:KeepsEveryClaim")],
+                      Plan.of("quick", tmp_path / "bug", ["proofs"]))
+    (stage,) = result.stages
+    assert stage.stats["protocol"] == "eager" and stage.error is None
+    (h3,) = [f for f in stage.findings if f.invariant == "H3"]
+    assert h3.status == "confirmed" and result.exit_code == 1, (h3.status, h3.why)
+    problem = json.loads(Path(h3.reproducer).read_text())
+    assert len({tuple(m["subscription"]) for m in problem["members"]}) == 1  # inside the declared domain
+    replay = _replays(h3.reproducer)
+    assert replay.returncode == 1 and "reproduces: H3" in replay.stdout, replay.stdout + replay.stderr
+
+    twin = run_gate([load("tests.fixtures.sticky_claims:KeepsSubscribedClaims")],
+                    Plan.of("quick", tmp_path / "twin", ["proofs"]))
+    assert twin.exit_code == 0 and twin.findings == [], [(f.invariant, f.message) for f in twin.findings]
+    assert twin.stages[0].work.done == steady.exhaustive_problems
+
+
+# ---- nondeterminism across processes: a fill order that follows the process's string hash seed ----------------
+SET_ORDER = f"cmd:{sys.executable} {ROOT / 'tests' / 'fixtures' / 'set_order_target.py'}"
+
+
+def test_two_processes_with_other_hash_seeds_tell_a_set_ordered_assignor_from_a_sorted_one():
+    from assigncheck.ci.processes import Pair, Processes
+    from assigncheck.spec.model import Member, Problem
+
+    groups = [Problem({"t": 6}, tuple(Member(f"m{i}", frozenset({"t"})) for i in range(n))) for n in range(2, 8)]
+    for spec, differs in (("tests.fixtures.set_order_target:SetOrder", True), ("range", False),
+                          (SET_ORDER + " --sorted", False)):
+        pair = Pair(TargetRef(spec), Processes(), spec)  # a Python target runs in a worker process
+        try:
+            found = [v for p in groups for v in pair.compare(p, budget_s=10.0)]
+        finally:
+            pair.close()
+        assert bool(found) == differs, (spec, found)
+        assert all(v.invariant == "H8" and v.cause == "processes" and "PYTHONHASHSEED=1 and 2" in v.message
+                   for v in found)
+
+
+def test_a_runtime_with_another_knob_names_its_variable():
+    from assigncheck.ci.processes import Pair, Processes
+    from assigncheck.spec.model import Member, Problem
+
+    groups = [Problem({"t": 6}, tuple(Member(f"m{i}", frozenset({"t"})) for i in range(n))) for n in range(2, 8)]
+    spec = SET_ORDER + " --order-from ORDER_SEED"
+    for processes, differs in ((Processes(), False), (Processes("ORDER_SEED", ("1", "2")), True)):
+        pair = Pair(TargetRef(spec), processes, spec)
+        try:
+            assert bool([v for p in groups for v in pair.compare(p, budget_s=10.0)]) == differs, processes
+        finally:
+            pair.close()
+
+
+def test_h8_env_and_a_reproducers_processes_are_checked(tmp_path, capsys):
+    from assigncheck.ci.cli import main
+
+    assert main(["gate", "--target", "range", "--h8-env", "A=B", "--report-dir", str(tmp_path)]) == 2
+    assert "--h8-env" in capsys.readouterr().err
+    problem = {"format": 1, "kind": "consumer", "topics": {"t": 1}, "members": [{"id": "a", "subscription": ["t"]}],
+               "finding": {"target": "range", "invariant": "H8", "cause": "processes",
+                           "processes": {"env": "PYTHONHASHSEED", "values": ["1", "1"]}}}
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(problem))
+    assert main(["replay", str(path)]) == 2
+    assert "finding.processes.values: must be two different strings" in capsys.readouterr().err
+
+
+def test_the_gate_catches_an_assignor_whose_output_follows_its_processs_hash_seed(tmp_path, steady, monkeypatch):
+    from dataclasses import replace
+
+    from assigncheck.ci import processes
+    from assigncheck.ci.context import PROFILES
+
+    monkeypatch.setitem(PROFILES, "quick", replace(steady, examples=300))
+    monkeypatch.setitem(processes.SAMPLE, "quick", (100, 600.0))  # the whole sample, however busy the machine
+    target = probe(load(TargetRef(SET_ORDER)))
+    result = run_gate([target], Plan.of("quick", tmp_path / "bug", ["properties"]))
+    target.close()
+    (stage,) = result.stages
+    assert [(f.invariant, f.cause) for f in stage.findings] == [("H8", "processes")], stage.findings
+    (h8,) = stage.findings
+    assert h8.status == "confirmed" and result.exit_code == 1, h8.why
+    record = record_of(json.loads(Path(h8.reproducer).read_text()))
+    assert record.extra["processes"] == {"env": "PYTHONHASHSEED", "values": ["1", "2"]}
+    replay = _replays(h8.reproducer)
+    assert replay.returncode == 1 and "reproduces: H8 across two processes" in replay.stdout, replay.stdout
+
+    twin = probe(load(TargetRef(SET_ORDER + " --sorted")))
+    result = run_gate([twin], Plan.of("quick", tmp_path / "twin", ["properties"]))
+    twin.close()
+    assert result.exit_code == 0 and result.findings == [], [(f.invariant, f.message) for f in result.findings]
+    assert result.stages[0].stats["h8_processes"] == "100/100 problems (PYTHONHASHSEED=1 and 2)"
+
+
+# ---- every target its share of fuzzing: an outside program's bug that takes the fuzz stage's full work ----------
+OUTSIDE = f"cmd2:{sys.executable} {ROOT / 'tests' / 'fixtures' / 'outside_roundrobin.py'}"
+
+
+def test_the_fuzz_stage_gives_an_outside_program_its_nominal_work_and_confirms_its_bug(tmp_path, steady):
+    target = probe(load(TargetRef(OUTSIDE + " --planted")))
+    result = run_gate([target], Plan.of("quick", tmp_path / "bug", ["fuzz"]))
+    target.close()
+    (stage,) = result.stages
+    h5 = [f for f in stage.findings if f.invariant == "H5"]
+    assert h5 and h5[0].status == "confirmed" and result.exit_code == 1, [(f.invariant, f.why) for f in h5]
+    replay = _replays(h5[0].reproducer)
+    assert replay.returncode == 1 and "reproduces: H5" in replay.stdout, replay.stdout + replay.stderr
+
+    twin = probe(load(TargetRef(OUTSIDE)))
+    result = run_gate([twin], Plan.of("quick", tmp_path / "twin", ["fuzz"]))
+    twin.close()
+    assert result.exit_code == 0 and result.findings == [], [(f.invariant, f.message) for f in result.findings]
+    assert result.stages[0].work.done == steady.fuzz_execs
