@@ -1,7 +1,7 @@
 """`make bench`: run every `benchmarks/bench_*.py` module's `run(quick)` and print one table.
 
 Targets are ratios against a peer measured in the same run (or an absolute budget where there is no
-peer); nothing here is a test. Results also go to `benchmarks/results.json`.
+peer); nothing here is a test. Results also go to `results.json` beside this module (not kept in git).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Gate stage `properties`: hypothesis drives the spec's strategies through the target and the checker.
 
-The test body never fails: every failing example goes to a `findings.Collector` and generation goes on to the
+The test body never fails: every failing example goes to a `Collector` (`ci.verdicts`) and generation goes on to the
 end of the budget, so one bug cannot hide the others and a flaky target cannot make hypothesis give up
 (`FlakyFailure`). The collected failures are minimized and confirmed like every stage's (`ci.verdicts`).
 """
