@@ -8,10 +8,11 @@ STAMP := $(VENV)/.installed
 
 JARS := $(VENV)/.kafka-jars
 
-# The model's compiled helpers (native/: Rust, pyo3 pinned in native/Cargo.lock, fetched from crates.io) are built
-# by cargo during the install, in place beside their Python modules. The editable install maps the package to
-# src/assigncheck, so an edit to a Python file shows at once; the stamp re-installs when the build inputs change.
-NATIVE := native/Cargo.toml native/Cargo.lock $(wildcard native/*/Cargo.toml native/*/src/*.rs native/src/*.rs)
+# The compiled helpers (native/: a Cargo workspace of Rust, pyo3 pinned in native/Cargo.lock, fetched from crates.io)
+# are built by cargo during the install, in place beside their Python modules (spec/native, impl/native). The
+# editable install maps the package to src/assigncheck, so an edit to a Python file shows at once; the stamp
+# re-installs when the build inputs change: any crate's manifest or source.
+NATIVE := native/Cargo.toml native/Cargo.lock $(wildcard native/*/Cargo.toml native/*/src/*.rs)
 
 $(STAMP): pyproject.toml constraints.txt $(NATIVE)
 	@command -v $(PY) >/dev/null 2>&1 || { echo "assigncheck needs Python 3.11: install python3.11 (and python3.11-venv)"; exit 1; }

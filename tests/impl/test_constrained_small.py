@@ -1,5 +1,5 @@
 """Both constrained variants' plain-Python placement (`impl/constrained_small.py`) against their large-group one
-(compiled for the two-phase variant, `spec.native.place_two_phase`; arrays for the four-phase one,
+(compiled for the two-phase variant, `impl.native.place_two_phase`; arrays for the four-phase one,
 `impl/constrained_kip615.py`), on hypothesis' problems and fed-back rounds with junk claims."""
 
 from dataclasses import replace

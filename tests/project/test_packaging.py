@@ -39,9 +39,12 @@ def test_wheel_file_list(wheel):
                        for p in (PACKAGE / "formats" / "schemas").glob("*.json")}
     assert "assigncheck/py.typed" in names  # PEP 561: typed for users' mypy
     assert f"{java}/live/LiveMember.java" in names  # live groups' Java members compile it
-    # the model's compiled helpers, built by cargo for this interpreter, and their stub for users' type checkers
-    assert any(n.startswith("assigncheck/spec/native.cpython-311-") and n.endswith(".so") for n in names), names
-    assert "assigncheck/spec/native.pyi" in names
+    # the compiled helpers, built by cargo for this interpreter, and their stubs for users' type checkers: the
+    # checker's in the spec's room, the built-in assignors' kernels in impl's
+    for room in ("spec", "impl"):
+        built = [n for n in names if n.startswith(f"assigncheck/{room}/native.cpython-311-") and n.endswith(".so")]
+        assert len(built) == 1, names
+        assert f"assigncheck/{room}/native.pyi" in names
     entry_points = zipfile.ZipFile(wheel).read(f"{DIST_INFO}/entry_points.txt").decode()
     assert "assigncheck = assigncheck.ci.cli:main" in entry_points and "pytest11" in entry_points
     vectors = {n for n in names if n.startswith("assigncheck/fuzz/vectors/") and n.endswith(".json")}

@@ -1,8 +1,10 @@
-"""The model's compiled helpers (native/src/, `assigncheck.spec.native`): the sets they cut read as the rows they
+"""The checker's compiled helpers (native/spec/, `assigncheck.spec.native`): the sets they cut read as the rows they
 were cut from, valid ownership read from every form a claimed set takes equals the plain-Python rules', and they
-refuse what they cannot read, leaving the collector and reference counts as found. (`tests/spec/test_model_small.py`
+refuse what they cannot read, leaving the collector and reference counts as found; the module holds what its stub
+names and no kernel of impl's. (`tests/spec/test_model_small.py`
 and `tests/spec/test_ownership.py` hold both equal to the plain-Python paths on small groups too.)"""
 
+import ast
 import gc
 import sys
 from itertools import groupby
@@ -12,10 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assigncheck.spec import model, ownership
+from assigncheck.spec import model, native, ownership
 from assigncheck.spec.model import EMPTY, Member, PartitionSet, Problem, TopicTable, sets_of_grouped_rows
-from assigncheck.spec.native import by_id, cut_sets, valid_claim_rows, withheld
+from assigncheck.spec.native import cut_sets, valid_claim_rows
 from assigncheck.spec.subscriptions import subscription_codes
+from tests.paths import PACKAGE
 
 TABLE = TopicTable.of(("a", "b", "c"))
 
@@ -132,35 +135,11 @@ def test_subscription_codes_number_equal_sets_once_and_list_known_topics(subscri
     assert not codes.member_sub.flags.writeable and not codes.codes.flags.writeable
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.lists(st.text(st.characters(codec="utf-8") | st.sampled_from("\ud800\udfff\x00\U0010ffff"), max_size=12),
-                unique=True, max_size=12))
-def test_members_by_id_are_in_pythons_sorted_order(ids):
-    """`by_id` (the general sticky assignor's member order) against `sorted`: code points, lone surrogates, shared
-    prefixes longer than the eight bytes compared first."""
-    ids = [f"member-{i}" for i in ids] + ids
-    members = [Member(i, frozenset()) for i in ids]
-    sorted_ids, order = by_id(tuple(members), Member)
-    assert sorted_ids == sorted(ids) and [ids[k] for k in np.frombuffer(order, np.int64)] == sorted_ids
-
-
-ROW = np.zeros(1, dtype=np.int64)
-NO_ROWS, NO_INDEX = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32)
-
-
-@pytest.mark.parametrize(("change", "says"), [
-    ({"receiver": []}, "member is outside receiver"),
-    ({"code": []}, "topic is outside code"),
-    ({"index": NO_INDEX}, "equal lengths"),
-    ({"claimed": np.array([1, 1]), "claimant": np.array([0, 0])}, "claimed must ascend"),
-    ({"valid_member": ROW, "valid_topic": ROW, "valid_index": np.array([5], dtype=np.int32)}, "sizes lack"),
-    ({"sizes": [-1]}, "negative"),
-])
-def test_what_withheld_cannot_read_is_refused(change, says):
-    """The held rows of a cooperative round: one row (member 0, topic 0, index 0) of a one-partition topic."""
-    args = {"member": ROW, "topic": ROW, "index": np.zeros(1, dtype=np.int32), "code": [0], "sizes": [1],
-            "receiver": [0], "valid_member": NO_ROWS, "valid_topic": NO_ROWS, "valid_index": NO_INDEX,
-            "claimed": np.array([0]), "claimant": np.array([1])}
-    assert [np.frombuffer(b, np.int64).tolist() for b in withheld(**args)] == [[0], [], []]  # held: nothing kept
-    with pytest.raises(ValueError, match=says):
-        withheld(**{**args, **change})
+def test_the_module_holds_what_its_stub_names():
+    """The stub (what mypy reads) and the built module name the same functions, and the spec's room holds none of
+    the built-in assignors' kernels (`assigncheck.impl.native`)."""
+    stub = ast.parse((PACKAGE / "spec" / "native.pyi").read_text())
+    named = {node.name for node in stub.body if isinstance(node, ast.FunctionDef)}
+    assert named == {name for name in dir(native) if not name.startswith("_")}
+    assert named == {"cut_sets", "group_runs", "by_member", "valid_claim_rows", "raw_claimants", "same_subscriptions",
+                     "subscription_rows"}

@@ -1,6 +1,8 @@
 """spec.oracle (OR-Tools min-cost flow) against Z3 Optimize, a closed form, and hand-checked cases."""
 
 import random
+import subprocess
+import sys
 
 import pytest
 from hypothesis import given, settings
@@ -133,6 +135,33 @@ def test_no_members_and_no_partitions():
     empty = Problem({"t0": 0}, (Member("a", frozenset({"t0"})),))
     assert oracle.optimal_assignment(empty).as_lists() == {"a": {}}
     assert oracle.max_retained(empty, "perfect") == 0
+
+
+def test_each_answer_is_kept_by_its_problem_and_a_settled_one_is_not_solved_again():
+    problem = Problem({"t0": 4}, (Member("a", frozenset({"t0"}), partitions_of({"t0": [0, 1, 2]}), 1),
+                                  Member("b", frozenset({"t0"}))))
+    assert oracle.max_retained(problem, "perfect") == 2
+    oracle.settle_max_retained(problem, "perfect", False, 5)  # an answer already there stays
+    assert oracle.max_retained(problem, "perfect") == 2
+    told = problem.replace()
+    oracle.settle_max_retained(told, "perfect", False, 5)  # deliberately wrong: only a flow that ran would see it
+    oracle.settle_min_mismatches(told, "perfect", 7)
+    assert oracle.max_retained(told, "perfect") == 5 and oracle.min_mismatches(told, "perfect") == 7
+    assert oracle.max_retained(told, "perfect", racks=True) == 2  # another question: answered by the flow
+
+
+def test_only_a_check_that_needs_an_optimum_imports_or_tools():
+    """The checker and the oracle's module load without OR-Tools; the first flow imports it."""
+    code = ("import sys\n"
+            "from assigncheck.spec import oracle\n"
+            "from assigncheck.spec.assignment_check import check_assignment\n"
+            "from assigncheck.spec.model import Assignment, Member, Problem\n"
+            "problem = Problem({'t': 3}, (Member('a', frozenset({'t'})), Member('b', frozenset({'t'}))))\n"
+            "report = check_assignment(problem, Assignment.of({'a': {'t': [0, 1]}, 'b': {'t': [2]}}), oracle=False)\n"
+            "print(report.ok, 'ortools' in sys.modules)\n"
+            "print(oracle.max_retained(problem, 'perfect'), 'ortools' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split("\n")[:2] == ["True False", "0 True"]
 
 
 def test_unknown_balance_is_an_input_error():

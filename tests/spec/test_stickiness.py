@@ -2,7 +2,7 @@
 
 from assigncheck.spec.model import Assignment, Member, Problem
 from assigncheck.spec.stickiness import (
-    max_retained,
+    max_retained_violations,
     moves,
     per_topic_spread,
     per_topic_spread_violations,
@@ -72,16 +72,16 @@ def test_fresh_problem_wants_each_topic_split_evenly():
 def test_max_retained_fires_on_a_needless_swap():
     prob = group({"t0": 4}, [("a", {"t0"}, {"t0": [0, 1]}, 1), ("b", {"t0"}, {"t0": [2, 3]}, 1)])
     swapped = Assignment.of({"a": {"t0": [2, 3]}, "b": {"t0": [0, 1]}})
-    [v] = max_retained(prob, swapped, "perfect")
+    [v] = max_retained_violations(prob, swapped, "perfect")
     assert v.invariant == "stickiness.max_retained"
     assert "retained 0" in v.message and "4 can be kept under perfect balance" in v.message
-    assert max_retained(prob, Assignment.of({"a": {"t0": [0, 1]}, "b": {"t0": [2, 3]}}), "perfect") == []
+    assert max_retained_violations(prob, Assignment.of({"a": {"t0": [0, 1]}, "b": {"t0": [2, 3]}}), "perfect") == []
 
 
 def test_max_retained_is_taken_under_the_balance_promise():
     # a owns everything: keeping it all is unbalanced, so perfect balance allows only 2 kept.
     prob = group({"t0": 4}, [("a", {"t0"}, {"t0": [0, 1, 2, 3]}, 1), ("b", {"t0"}, {}, -1)])
     half = Assignment.of({"a": {"t0": [0, 1]}, "b": {"t0": [2, 3]}})
-    assert max_retained(prob, half, "perfect") == []
-    [v] = max_retained(prob, half, "none")
+    assert max_retained_violations(prob, half, "perfect") == []
+    [v] = max_retained_violations(prob, half, "none")
     assert "4 can be kept" in v.message

@@ -1,8 +1,11 @@
 """verify.z3_oracle on hand-checked cases (its agreement with spec.oracle is in test_oracle.py)."""
 
+import inspect
+
 import numpy as np
 import pytest
 
+from assigncheck.spec import oracle
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.invariants import check_hard
 from assigncheck.spec.model import LagInfo, Member, Problem, TopicOffsets, partitions_of
@@ -16,6 +19,12 @@ def lag_problem(lags, n_members):
     offsets = TopicOffsets(np.zeros(n, dtype=np.int64), np.array(lags, dtype=np.int64), np.zeros(n, dtype=np.int64))
     members = tuple(Member(f"m{i}", frozenset({"t"})) for i in range(n_members))
     return Problem({"t": n}, members, lag=LagInfo({"t": offsets}))
+
+
+@pytest.mark.parametrize("figure", ["optimal_sum_squares", "max_retained", "min_mismatches", "optimal_assignment"])
+def test_a_figure_both_oracles_name_has_one_signature(figure):
+    """A name means one idea: each figure Z3 recomputes is called exactly as `spec.oracle`'s."""
+    assert inspect.signature(getattr(z3_oracle, figure)) == inspect.signature(getattr(oracle, figure))
 
 
 def test_lag_greedy_can_miss_the_optimum():

@@ -3,7 +3,7 @@
 Everything is arithmetic over "global partition ids": topics in name order, `g = offset[t] + i`, so
 `(topic, index)` order is plain integer order. A member's valid claims become one run of a sorted array (its
 *keep order*); phase 1 keeps a prefix of each run, phase 2 deals the rest round-robin. The two-phase variant does
-this in one compiled call (`spec.native.place_two_phase`); `ConstrainedLayout` (arrays) and the helpers are the
+this in one compiled call (`impl.native.place_two_phase`); `ConstrainedLayout` (arrays) and the helpers are the
 four-phase variant's (`impl/constrained_kip615.py`).
 
 **Two paths, one answer**: both variants also place in plain Python for a small problem (`impl/constrained_small.py`,
@@ -20,9 +20,9 @@ import numpy as np
 from assigncheck import impl
 from assigncheck.impl import flow  # noqa: F401 - loads the compiled flow solver now, never inside a timed call (`general_sticky`)
 from assigncheck.impl.constrained_small import SmallLayout, place_two_phase
+from assigncheck.impl.native import place_two_phase as place_two_phase_compiled
 from assigncheck.impl.problem_kind import require_problem
 from assigncheck.spec.model import AnyProblem, Assignment, Member, Problem, TopicTable
-from assigncheck.spec.native import place_two_phase as place_two_phase_compiled
 from assigncheck.spec.ownership import valid_claims, valid_owned
 from assigncheck.spec.promises import Promises
 from assigncheck.spec.racks import rack_aware
@@ -170,7 +170,7 @@ class ConstrainedStickyAssignor(ConstrainedAssignor):
     name = "sticky-constrained"
 
     def place_large(self, problem: Problem) -> Assignment:
-        """Both phases in one compiled call (`spec.native.place_two_phase`: the layout's steps, then the same
+        """Both phases in one compiled call (`impl.native.place_two_phase`: the layout's steps, then the same
         quotas and deal as `place_two_phase` on lists)."""
         v = valid_claims(problem)
         table = TopicTable(t for t in problem.members[0].subscription if t in problem.topics)

@@ -16,9 +16,9 @@ from typing import NamedTuple
 import numpy as np
 
 from assigncheck import impl
+from assigncheck.impl import native
 from assigncheck.impl.constrained import CONSTRAINED_PROMISES
 from assigncheck.impl.problem_kind import require_problem
-from assigncheck.spec import native
 from assigncheck.spec.model import (
     AnyProblem,
     Assignment,
@@ -61,7 +61,7 @@ def _keeps_valid_claims(problem: Problem, eager: Assignment) -> bool:
 
 def _withhold_rows(problem: Problem, eager: Assignment) -> Assignment:
     """Only a partition its receiver does not validly own can be held back: one compiled pass over the output's rows
-    (`spec.native.withheld`) looks each up among the valid owners, then among the raw claimants
+    (`impl.native.withheld`) looks each up among the valid owners, then among the raw claimants
     (`spec.ownership.raw_claimants`). Only the members that lose a partition get a new set; every other member keeps
     the eager output's own."""
     ids, member, table, topic, indices, grouped = _output_rows(problem, eager)

@@ -39,12 +39,12 @@ from assigncheck.impl.already_settled import optimally_balanced
 from assigncheck.impl.constrained import ConstrainedStickyAssignor
 from assigncheck.impl.flow import solve_counts
 from assigncheck.impl.min_cost_flow import solved
+from assigncheck.impl.native import by_id
 from assigncheck.impl.problem_kind import require_problem
 from assigncheck.impl.sticky_kernel import SETTLED, deal, general_rows, rows_by_member
 from assigncheck.impl.sticky_pairs import PairTable, pair_table
 from assigncheck.impl.sticky_small import assign_small
 from assigncheck.spec.model import AnyProblem, Assignment, Member, Problem, TopicTable, topic_sizes
-from assigncheck.spec.native import by_id
 from assigncheck.spec.ownership import claimed_when_all_valid, valid_claims, valid_owned
 from assigncheck.spec.promises import Promises
 from assigncheck.spec.racks import rack_aware

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from assigncheck.impl.native import by_id
 from assigncheck.impl.sticky_kernel import pair_rows, topic_layout
 from assigncheck.spec.model import Member, Problem, TopicTable, topic_sizes
-from assigncheck.spec.native import by_id
 from assigncheck.spec.ownership import valid_claims
 from assigncheck.spec.partition_rows import layout
 from assigncheck.spec.racks import member_rack, rack_aware, rack_layout

@@ -63,11 +63,12 @@ def finished_shards(spec: CampaignSpec, root: Path) -> set[int]:
 
 def _warm(_: Any) -> int:
     """A start-up task: the imports every shard needs (pyarrow's pandas shim included), paid before the clock."""
+    import ortools.graph.python.max_flow  # noqa: F401 - the oracle's solvers, which it imports only when it solves
+    import ortools.graph.python.min_cost_flow  # noqa: F401
     import pyarrow as pa
 
     import assigncheck.run.assignor_check  # noqa: F401
     import assigncheck.spark.diff_shards  # noqa: F401
-    import assigncheck.spec.oracle  # noqa: F401
 
     return len(pa.array([0]))
 

@@ -27,8 +27,7 @@ from assigncheck.spec import racks, stickiness
 from assigncheck.spec.groups import share_h4
 from assigncheck.spec.invariants import check_hard, cooperative_withhold
 from assigncheck.spec.model import Assignment, Problem, StreamsProblem, partitions_equal
-from assigncheck.spec.oracle_cache import max_retained as oracle_max_retained
-from assigncheck.spec.oracle_cache import optimal_sum_squares
+from assigncheck.spec.oracle import max_retained, optimal_sum_squares
 from assigncheck.spec.promises import Promises
 from assigncheck.spec.small import assignment_check as sc
 from assigncheck.spec.small.views import is_small, output_is_small
@@ -86,7 +85,7 @@ class _Checks(NamedTuple):
 
     check_hard: Callable[[Problem, Assignment], list[Violation]]
     balance: Mapping[str, Callable[[Problem, Assignment], list[Violation]]]
-    max_retained: Callable[..., list[Violation]]
+    max_retained_violations: Callable[[Problem, Assignment, str, bool], list[Violation]]
     rack_violations: Callable[[Problem, Assignment, str], list[Violation]]
     per_topic_spread_violations: Callable[[Problem, Assignment], list[Violation]]
     spread: Callable[[Problem, Assignment], int]
@@ -100,14 +99,14 @@ class _Checks(NamedTuple):
     certify_max_retained: Callable[[Problem, Assignment, str, bool], None]  # settles the oracle's figure, if it can
 
 
-VECTORIZED = _Checks(check_hard, bal.BALANCE_CHECKS, stickiness.max_retained, racks.rack_violations,
+VECTORIZED = _Checks(check_hard, bal.BALANCE_CHECKS, stickiness.max_retained_violations, racks.rack_violations,
                      stickiness.per_topic_spread_violations, bal.spread, bal.sum_squares, stickiness.retained,
                      stickiness.moves, stickiness.withheld,
                      stickiness.per_topic_spread, racks.mismatches, cooperative_withhold,
                      lambda *_: None)
-SMALL = _Checks(sc.check_hard, sc.BALANCE_CHECKS, sc.max_retained, sc.rack_violations, sc.per_topic_spread_violations,
-                sc.spread, sc.sum_squares, sc.retained, sc.moves, sc.withheld, sc.per_topic_spread, sc.mismatches,
-                sc.cooperative_withhold, sc.certify_max_retained)
+SMALL = _Checks(sc.check_hard, sc.BALANCE_CHECKS, sc.max_retained_violations, sc.rack_violations,
+                sc.per_topic_spread_violations, sc.spread, sc.sum_squares, sc.retained, sc.moves, sc.withheld,
+                sc.per_topic_spread, sc.mismatches, sc.cooperative_withhold, sc.certify_max_retained)
 
 
 def checks_for(problem: Problem, assignment: Assignment) -> _Checks:
@@ -153,7 +152,7 @@ def _promised(c: _Checks, problem: Problem, assignment: Assignment, promises: Pr
     if promises.balance != "none" and (promises.balance != "optimal" or use_oracle):
         out += c.balance[promises.balance](problem, assignment)
     if promises.stickiness == "max_retained" and ob is not None:
-        out += c.max_retained(problem, assignment, ob, promises.racks)
+        out += c.max_retained_violations(problem, assignment, ob, promises.racks)
     if promises.racks and ob is not None:
         out += c.rack_violations(problem, assignment, ob)
     if promises.per_topic_spread:
@@ -171,7 +170,7 @@ def _measures(c: _Checks, problem: Problem, assignment: Assignment, use_oracle: 
         "sum_squares": c.sum_squares(problem, assignment),
         "optimal_sum_squares": optimal_sum_squares(problem) if use_oracle else None,
         "retained": c.retained(problem, assignment),
-        "max_retained": oracle_max_retained(problem, ob, racks) if ob is not None else None,
+        "max_retained": max_retained(problem, ob, racks) if ob is not None else None,
         "moves": c.moves(problem, assignment),
         "withheld": None,  # the caller's, kept here for the order
         "per_topic_spread": c.per_topic_spread(problem, assignment),

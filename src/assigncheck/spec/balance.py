@@ -12,7 +12,7 @@ import numpy as np
 
 from assigncheck.spec.invariants import CAP, and_more
 from assigncheck.spec.model import Assignment, Problem
-from assigncheck.spec.oracle_cache import optimal_sum_squares
+from assigncheck.spec.oracle import optimal_sum_squares
 from assigncheck.spec.partition_rows import assigned_rows, layout, member_counts, topic_counts
 from assigncheck.spec.violations import Violation
 

@@ -1,4 +1,4 @@
-# The model's compiled helpers (native/src/lib.rs, built at install by setuptools-rust).
+# The checker's compiled helpers (native/spec/, built at install by setuptools-rust).
 from collections.abc import Sequence
 
 import numpy as np
@@ -13,18 +13,8 @@ def valid_claim_rows(members: tuple, member_cls: type, set_cls: type, table_cls:
 def raw_claimants(members: tuple, member_cls: type, set_cls: type, table_cls: type, table_code: dict[str, int],
                   sizes: list[int]) -> tuple[bytes, bytes]: ...
 
-def withheld(member: np.ndarray, topic: np.ndarray, index: np.ndarray, code: list[int], sizes: list[int],
-             receiver: list[int], valid_member: np.ndarray, valid_topic: np.ndarray, valid_index: np.ndarray,
-             claimed: np.ndarray, claimant: np.ndarray) -> tuple[bytes, bytes, bytes]: ...
-
-def place_two_phase(members: tuple, member_cls: type, valid_member: np.ndarray, valid_topic: np.ndarray,
-                    valid_index: np.ndarray, base: list[int], offsets: list[int]
-                    ) -> tuple[list[str], bytes, bytes, bytes]: ...
-
 def group_runs(member_row: np.ndarray, topic_row: np.ndarray, index_row: np.ndarray, members: int, as_listed: bool
                ) -> tuple[bytes, bytes, bytes, bytes, list[bool] | None]: ...
-
-def by_id(members: tuple, member_cls: type) -> tuple[list[str], bytes]: ...
 
 def same_subscriptions(members: tuple, member_cls: type) -> bool: ...
 

@@ -18,6 +18,12 @@ lower bound becomes a demand at the member node, the rest one arc of capacity ce
 **Two paths, one answer**: `oracle_for` picks, per problem, `SMALL` (`spec.small.oracle`: the same network from
 plain lists, and the minimum Σ count² by exchanges without a flow, for small problems: `spec.small.views.is_small`)
 or `VECTORIZED` (this module's numpy network); `tests/spec/small/test_oracle.py` holds them equal.
+
+**Once per problem**: each figure (`optimal_sum_squares`, `max_retained`, `min_mismatches`) is answered once per
+problem and question (`Problem.derived`), so the checks of one report ask the oracle once; `settle_max_retained` and
+`settle_min_mismatches` record a figure an output proved without a flow (`spec.small.assignment_check
+.certify_max_retained`). OR-Tools is imported by the functions that solve, so only checks that need an optimum pay
+for its import.
 """
 
 from __future__ import annotations
@@ -28,7 +34,6 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-from ortools.graph.python import max_flow, min_cost_flow
 
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.model import Assignment, Problem
@@ -148,6 +153,8 @@ _NONE = np.zeros(0, dtype=np.int64)
 
 def _feasible_with_cap(net: _Network, cap: int) -> bool:
     """Can every partition be assigned with no member above `cap`? (max flow)"""
+    from ortools.graph.python import max_flow  # here: only a check that needs an optimum pays for OR-Tools
+
     flow = max_flow.SimpleMaxFlow()
     t0, m0 = 2, 2 + len(net.topics)
     n_topics, n_members = len(net.topics), len(net.members)
@@ -192,6 +199,8 @@ def _solve(net: _Network, *, balance: str) -> _Flow | None:
     every mismatched unit also costs `rack`, above any retention difference and below any balance one, so
     the optimum has the fewest mismatches under the balance and then the most retained (spec.racks).
     None when infeasible (only possible for "perfect")."""
+    from ortools.graph.python import min_cost_flow  # here: only a check that needs an optimum pays for OR-Tools
+
     flow = min_cost_flow.SimpleMinCostFlow()
     src, sink, t0, m0 = 0, 1, 2, 2 + len(net.topics)
     total, n_topics, n_members = net.partitions, len(net.topics), len(net.members)
@@ -316,10 +325,13 @@ def max_retained(problem: Problem, balance: str = "optimal", racks: bool = False
     "none": no constraint (Σ |valid_owned|: valid ownerships are disjoint); "perfect": max - min
     count <= 1 over all members (None if impossible); "optimal": among the assignments with the
     minimum Σ count². With `racks` on a rack-aware problem (`spec.racks`): among those, only the ones with
-    the fewest rack mismatches count (rack matching ranks above stickiness).
+    the fewest rack mismatches count (rack matching ranks above stickiness). Once per problem and question.
     """
-    if balance not in MAX_RETAINED_BALANCES:
-        raise InputError("balance", f"must be one of {', '.join(MAX_RETAINED_BALANCES)}, got {balance!r}")
+    _check_balance(balance)
+    return problem.derived(_answer_key("max_retained", balance, racks), lambda p: _max_retained(p, balance, racks))
+
+
+def _max_retained(problem: Problem, balance: str, racks: bool) -> int | None:
     if balance == "none" and not (racks and rack_aware(problem)):
         return len(valid_claims(problem).member)  # valid claims are of subscribed topics, disjoint
     result = _flow(problem, balance, racks)
@@ -328,13 +340,40 @@ def max_retained(problem: Problem, balance: str = "optimal", racks: bool = False
 
 def min_mismatches(problem: Problem, balance: str = "optimal") -> int | None:
     """The fewest rack mismatches (`spec.racks.mismatches`) of a complete assignment under `balance` ("none",
-    "perfect", "optimal"); 0 when the problem is not rack-aware, None when no assignment meets the balance."""
-    if balance not in MAX_RETAINED_BALANCES:
-        raise InputError("balance", f"must be one of {', '.join(MAX_RETAINED_BALANCES)}, got {balance!r}")
+    "perfect", "optimal"); 0 when the problem is not rack-aware, None when no assignment meets the balance. Once
+    per problem and balance."""
+    _check_balance(balance)
+    return problem.derived(_answer_key("min_mismatches", balance, True), lambda p: _min_mismatches(p, balance))
+
+
+def _min_mismatches(problem: Problem, balance: str) -> int | None:
     if not rack_aware(problem):
         return 0
     result = _flow(problem, balance, True)
     return None if result is None else result.mismatched
+
+
+def _check_balance(balance: str) -> None:
+    if balance not in MAX_RETAINED_BALANCES:
+        raise InputError("balance", f"must be one of {', '.join(MAX_RETAINED_BALANCES)}, got {balance!r}")
+
+
+def _answer_key(figure: str, balance: str, racks: bool) -> str:
+    """Where a problem keeps the oracle's answer to `figure` ("max_retained", "min_mismatches") under `balance`
+    (and `racks`): one key whether the flow answered or an output settled it."""
+    return f"oracle:{figure}:{balance}:{racks}"
+
+
+def settle_max_retained(problem: Problem, balance: str, racks: bool, value: int) -> None:
+    """Record `max_retained(problem, balance, racks)` proved without the flow (a feasible assignment that reaches an
+    upper bound: `spec.small.assignment_check.certify_max_retained`); an answer already there is kept (equal)."""
+    problem.derived(_answer_key("max_retained", balance, racks), lambda _: value)
+
+
+def settle_min_mismatches(problem: Problem, balance: str, value: int) -> None:
+    """Record `min_mismatches(problem, balance)` proved without the flow (an output meeting the balance with no
+    mismatch)."""
+    problem.derived(_answer_key("min_mismatches", balance, True), lambda _: value)
 
 
 def optimal_assignment(problem: Problem) -> Assignment:
@@ -387,4 +426,5 @@ def least_mix_cost(previous: dict[str, int], keep: int, sizes: dict[str, int]) -
     return best
 
 
-__all__ = ["least_mix_cost", "max_retained", "min_mismatches", "optimal_assignment", "optimal_sum_squares"]
+__all__ = ["least_mix_cost", "max_retained", "min_mismatches", "optimal_assignment", "optimal_sum_squares",
+           "settle_max_retained", "settle_min_mismatches"]

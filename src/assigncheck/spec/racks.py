@@ -29,7 +29,6 @@ from typing import NamedTuple
 import numpy as np
 
 from assigncheck.spec.model import Assignment, Problem
-from assigncheck.spec.oracle_cache import min_mismatches
 from assigncheck.spec.partition_rows import assigned_rows, layout
 from assigncheck.spec.small.views import is_small
 from assigncheck.spec.violations import Violation
@@ -183,6 +182,8 @@ def rack_violations(problem: Problem, assignment: Assignment, balance: str) -> l
     H1-H5 and `balance` ("none", "perfect", "optimal") has (min-cost flow oracle over (topic, rack set) groups)."""
     if not rack_aware(problem):
         return []
+    from assigncheck.spec.oracle import min_mismatches  # here: the oracle reads this module's rack layout
+
     best = min_mismatches(problem, balance)
     got = mismatches(problem, assignment)
     if best is None or got <= best:

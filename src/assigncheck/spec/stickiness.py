@@ -1,9 +1,9 @@
 """Stickiness (docs/SPEC.md §5): measures `retained`, `moves`, `withheld`, `per_topic_spread`, and the
-promises `max_retained` and `per_topic_spread_violations` (KAFKA-16277) as lists of `Violation`.
+promises' checks `max_retained_violations` and `per_topic_spread_violations` (KAFKA-16277) as lists of `Violation`.
 
 Previous ownership is always `spec.ownership.valid_owned` (docs/SPEC.md §2), never the raw claims. On rack-aware
-problems (`spec.racks`) rack matching ranks above stickiness: `max_retained(..., racks=True)` is taken among the
-assignments with the fewest rack mismatches.
+problems (`spec.racks`) rack matching ranks above stickiness: the oracle's `max_retained(..., racks=True)` is taken
+among the assignments with the fewest rack mismatches.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import numpy as np
 
 from assigncheck.spec.invariants import CAP, and_more
 from assigncheck.spec.model import Assignment, Problem
-from assigncheck.spec.oracle_cache import max_retained as oracle_max_retained
+from assigncheck.spec.oracle import max_retained
 from assigncheck.spec.partition_rows import assigned_rows, last_call_cache, layout, topic_counts, unassigned, valid_rows
 from assigncheck.spec.racks import member_rack, rack_aware
 from assigncheck.spec.violations import Violation
@@ -127,13 +127,13 @@ def per_topic_spread_violations(problem: Problem, assignment: Assignment) -> lis
     return [Violation("per_topic_spread", msg, ids, tuple(parts[:CAP]))]
 
 
-def max_retained(problem: Problem, assignment: Assignment, balance: str = "none", racks: bool = False
-                 ) -> list[Violation]:
-    """retained == the most any assignment meeting H1-H5 and `balance` ("none", "perfect", "optimal")
-    retains (min-cost flow oracle); with `racks`, among those with the fewest rack mismatches (`spec.racks`:
-    rack matching ranks above stickiness). Nothing to enforce when no assignment meets the balance."""
-    return retained_violation(retained(problem, assignment), oracle_max_retained(problem, balance, racks), balance,
-                              racks)
+def max_retained_violations(problem: Problem, assignment: Assignment, balance: str = "none", racks: bool = False
+                            ) -> list[Violation]:
+    """The promise `stickiness=max_retained`: retained == the most any assignment meeting H1-H5 and `balance`
+    ("none", "perfect", "optimal") retains (`spec.oracle.max_retained`); with `racks`, among those with the fewest
+    rack mismatches (`spec.racks`: rack matching ranks above stickiness). Nothing to enforce when no assignment meets
+    the balance."""
+    return retained_violation(retained(problem, assignment), max_retained(problem, balance, racks), balance, racks)
 
 
 def retained_violation(got: int, best: int | None, balance: str, racks: bool) -> list[Violation]:
@@ -145,6 +145,6 @@ def retained_violation(got: int, best: int | None, balance: str, racks: bool) ->
     return [Violation("stickiness.max_retained", msg)]
 
 __all__ = [
-    "max_retained", "moves", "per_topic_spread", "per_topic_spread_violations", "retained", "retained_violation",
-    "withheld"
+    "max_retained_violations", "moves", "per_topic_spread", "per_topic_spread_violations", "retained",
+    "retained_violation", "withheld"
 ]

@@ -137,9 +137,10 @@ def optimal_sum_squares(problem: Problem) -> int:
 
 
 def max_retained(problem: Problem, balance: str = "optimal", racks: bool = False) -> int | None:
-    """As `spec.oracle.max_retained`: balance "none", "perfect" (None if impossible) or "optimal"; with `racks`,
-    among the assignments with the fewest rack mismatches under that balance (on any problem: `spec.racks` only
-    asks it of rack-aware ones)."""
+    """`spec.oracle.max_retained`'s figure computed by another engine, with that function's signature exactly (the
+    tests cross-check the two): balance "none", "perfect" (None if impossible) or "optimal"; with `racks`, among the
+    assignments with the fewest rack mismatches under that balance (on any problem: `spec.racks` only asks it of
+    rack-aware ones)."""
     solved = _rack_optimum(problem, balance, racks)
     return None if solved is None else solved[1]
 

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from assigncheck.spec import balance as bal
 from assigncheck.spec.invariants import CAP, and_more, h1_members, withhold_violation
 from assigncheck.spec.model import Assignment, Problem
-from assigncheck.spec.oracle_cache import max_retained as oracle_max_retained
-from assigncheck.spec.oracle_cache import (
+from assigncheck.spec.oracle import (
+    max_retained,
     min_mismatches,
     optimal_sum_squares,
     settle_max_retained,
@@ -338,10 +338,9 @@ def _skewed_mix(problem: Problem, bad: list[int], groups: dict[tuple[int, str], 
     return [Violation("per_topic_spread", msg, members, tuple(parts[:CAP]))]
 
 
-def max_retained(problem: Problem, assignment: Assignment, balance: str = "none", racks: bool = False
-                 ) -> list[Violation]:
-    return retained_violation(retained(problem, assignment), oracle_max_retained(problem, balance, racks), balance,
-                              racks)
+def max_retained_violations(problem: Problem, assignment: Assignment, balance: str = "none", racks: bool = False
+                            ) -> list[Violation]:
+    return retained_violation(retained(problem, assignment), max_retained(problem, balance, racks), balance, racks)
 
 
 def certify_max_retained(problem: Problem, assignment: Assignment, balance: str, racks: bool) -> None:
@@ -419,7 +418,7 @@ def rack_violations(problem: Problem, assignment: Assignment, balance: str) -> l
     return [Violation("racks", msg, tuple(dict.fromkeys(m for m, _ in shown)), tuple(tp for _, tp in shown))]
 
 __all__ = [
-    "BALANCE_CHECKS", "certify_max_retained", "check_hard", "cooperative_withhold", "max_retained", "mismatches",
-    "moves", "per_topic_spread", "per_topic_spread_violations", "rack_violations", "retained", "spread", "sum_squares",
-    "withheld"
+    "BALANCE_CHECKS", "certify_max_retained", "check_hard", "cooperative_withhold", "max_retained_violations",
+    "mismatches", "moves", "per_topic_spread", "per_topic_spread_violations", "rack_violations", "retained", "spread",
+    "sum_squares", "withheld"
 ]

@@ -15,7 +15,6 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import numpy as np
-from ortools.graph.python import min_cost_flow
 
 from assigncheck.spec.model import Problem
 from assigncheck.spec.racks import member_rack
@@ -245,6 +244,8 @@ class _Network:
 
     def solve(self) -> int | None:
         """The optimal cost, or None when infeasible."""
+        from ortools.graph.python import min_cost_flow  # here: only a check that needs an optimum pays for OR-Tools
+
         flow = min_cost_flow.SimpleMinCostFlow()
         flow.add_arcs_with_capacity_and_unit_cost(*(np.array(a, dtype=np.int64)
                                                     for a in (self.tails, self.heads, self.caps, self.costs)))

@@ -28,12 +28,20 @@ pub fn slot_offset(cls: &Bound<'_, PyType>, name: &str) -> PyResult<ffi::Py_ssiz
 }
 
 /// Puts a new reference in an instance's slot, which `tp_alloc` left empty.
+///
+/// # Safety
+/// `obj` is a live instance of a class whose object slot is at `offset` (`slot_offset`), that slot is empty, and
+/// `value` is a reference the caller owns and hands over.
 pub unsafe fn set_slot(obj: *mut ffi::PyObject, offset: ffi::Py_ssize_t, value: *mut ffi::PyObject) {
     *((obj as *mut u8).offset(offset) as *mut *mut ffi::PyObject) = value;
 }
 
 /// The object in an instance's slot (borrowed); null when the slot was never set or holds None, which the model's
 /// classes both read as "not made".
+///
+/// # Safety
+/// `obj` is a live instance of a class whose object slot is at `offset` (`slot_offset`); the object returned is
+/// borrowed from it, valid while `obj` holds it.
 pub unsafe fn get_slot(obj: *mut ffi::PyObject, offset: ffi::Py_ssize_t) -> *mut ffi::PyObject {
     let value = *((obj as *const u8).offset(offset) as *const *mut ffi::PyObject);
     if value == ffi::Py_None() {

@@ -7,7 +7,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::slots::bytes;
+use model::slots::bytes;
 
 /// A value per partition, for some partitions: a table entry per partition when they are few beside the values,
 /// else the (partition, value) pairs sorted, searched (a topic may have millions of partitions and a handful of

@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple, PyType};
 
 use crate::members::{member_ids, sorted_by_id};
-use crate::slots::bytes;
+use model::slots::bytes;
 
 /// The two-phase placement of a group with equal subscriptions. `members` are `member_cls` objects (read: their
 /// ids); valid ownership comes as its rows (`ValidClaims`: member position, topic code, index, sorted); `base`

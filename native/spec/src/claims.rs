@@ -10,7 +10,7 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyFrozenSet, PyTuple, PyType};
 
-use crate::slots::{bytes, get_slot, slot_offsets};
+use model::slots::{bytes, get_slot, slot_offsets};
 
 const MEMBER_SLOTS: [&str; 3] = ["subscription", "owned", "generation"];
 const SET_SLOTS: [&str; 8] = [

@@ -6,7 +6,7 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple, PyType};
 
-use crate::slots::{bytes, set_slot, slot_offsets};
+use model::slots::{bytes, set_slot, slot_offsets};
 
 /// The slots `cut_sets` sets, in its order; the others read as "not made yet" (`PartitionSet.__getattr__`).
 const CUT_SLOTS: [&str; 5] = ["table", "is_sorted", "_src", "_at", "count"];
