@@ -64,9 +64,9 @@ java-drivers: java-check $(JAVA_DRIVERS)
 
 java-check:
 	@command -v java >/dev/null 2>&1 && command -v javac >/dev/null 2>&1 || \
-	  { echo "assigncheck needs Java 17 (Spark, the Java example target): install openjdk-17-jdk-headless"; exit 1; }
+	  { echo "assigncheck needs Java 17 (Spark, java: targets, the Java drivers' build): install openjdk-17-jdk-headless"; exit 1; }
 	@command -v mvn >/dev/null 2>&1 || \
-	  { echo "assigncheck needs Maven for Kafka's jars (java: targets): install maven"; exit 1; }
+	  { echo "assigncheck needs Maven for Kafka's jars and the Java drivers' build: install maven"; exit 1; }
 
 # The HTML report test renders in a real headless Chromium (Debian's package; no browser download).
 browser:
