@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: gate test test-slow bench fuzz lint clean java-check browser franz-go
+.PHONY: gate test test-slow bench fuzz lint clean java-check browser franz-go java-drivers
 
 JARS := $(VENV)/.kafka-jars
 
@@ -28,6 +28,18 @@ $(JARS): $(STAMP) src/assigncheck/toolchains/maven.py
 	$(BIN)/python -m assigncheck.toolchains.maven
 	@touch $(JARS)
 
+# The Java drivers (src/assigncheck/drivers/java/: the java: bridge, the live member), compiled by Maven with every
+# javac lint as an error against the pinned Kafka version (its pom.xml). This build fetches Maven's plugins and
+# Kafka's API from Maven Central into ~/.m2, so the tests build offline (tests/drivers/, and examples/java-assignor/,
+# which uses the same plugins and the kafka-clients of $(JARS)). Its classes go to .venv/java-drivers.
+JAVA_DRIVERS := $(VENV)/.java-drivers
+JAVA_DRIVER_FILES := src/assigncheck/drivers/java/pom.xml \
+	$(wildcard src/assigncheck/drivers/java/src/main/java/io/assigncheck/*/*.java)
+
+$(JAVA_DRIVERS): $(JARS) $(JAVA_DRIVER_FILES)
+	mvn -q -B -f src/assigncheck/drivers/java/pom.xml compile -Dassigncheck.build=$(abspath $(VENV))/java-drivers
+	@touch $@
+
 # franz-go's balancers as a cmd2: target (examples/franz-go/: our driver, franz-go pinned in its go.mod and go.sum),
 # built to one path in every clone: the franz-go findings name it, the tests replay them, the benchmarks time it.
 FRANZ_GO := $(VENV)/bin/franz-go-driver
@@ -49,11 +61,13 @@ $(FRANZ_GO_MEMBER): examples/franz-go/go.mod examples/franz-go/go.sum $(wildcard
 
 franz-go: $(FRANZ_GO) $(FRANZ_GO_MEMBER)
 
+java-drivers: java-check $(JAVA_DRIVERS)
+
 java-check:
 	@command -v java >/dev/null 2>&1 && command -v javac >/dev/null 2>&1 || \
-	  { echo "assigncheck needs Java 17 (Spark, the Java example target): install openjdk-17-jdk-headless"; exit 1; }
+	  { echo "assigncheck needs Java 17 (Spark, java: targets, the Java drivers' build): install openjdk-17-jdk-headless"; exit 1; }
 	@command -v mvn >/dev/null 2>&1 || \
-	  { echo "assigncheck needs Maven for Kafka's jars (java: targets): install maven"; exit 1; }
+	  { echo "assigncheck needs Maven for Kafka's jars and the Java drivers' build: install maven"; exit 1; }
 
 # The HTML report test renders in a real headless Chromium (Debian's package; no browser download).
 browser:
@@ -66,13 +80,13 @@ browser:
 gate: java-check $(JARS)
 	$(BIN)/assigncheck gate --profile quick --report-dir reports
 
-test: java-check browser $(JARS) $(FRANZ_GO) $(FRANZ_GO_MEMBER)
+test: java-check browser $(JARS) $(JAVA_DRIVERS) $(FRANZ_GO) $(FRANZ_GO_MEMBER)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q -m "not slow" --durations=40
 
-test-slow: java-check $(JARS) $(FRANZ_GO) $(FRANZ_GO_MEMBER)
+test-slow: java-check $(JARS) $(JAVA_DRIVERS) $(FRANZ_GO) $(FRANZ_GO_MEMBER)
 	$(BIN)/python -m pytest -q -m slow
 
 bench: java-check $(JARS) $(FRANZ_GO)

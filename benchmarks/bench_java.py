@@ -34,7 +34,7 @@ from assigncheck.run.gc import freeze_loaded
 from assigncheck.spec import balance, oracle, stickiness
 from assigncheck.spec.model import Assignment, Problem
 from assigncheck.spec.rounds import next_round
-from assigncheck.targets import registry
+from assigncheck.targets import java_bridge, registry
 from assigncheck.toolchains import java_build
 
 from .bench_constrained import churn as leave_and_join
@@ -138,8 +138,8 @@ def _ms(values: list[float]) -> str:
 
 
 def run(quick: bool) -> list[dict[str, Any]]:
-    jars = java_build.resolve_classpath((), KAFKA + "StickyAssignor")
-    classes = java_build.compiled([*java_build.BRIDGE_SOURCES, BENCH_SOURCE], jars)
+    jars = java_bridge.kafka_classpath((), KAFKA + "StickyAssignor")
+    classes = java_build.compiled([*java_bridge.CLASSIC_SOURCES, BENCH_SOURCE], jars)
     load = os.getloadavg()[0]
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench-java-") as tmp:

@@ -20,6 +20,8 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 
+import io.assigncheck.bridge.AssigncheckBridge;
+import io.assigncheck.bridge.AssigncheckJson;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupAssignment;
 
 public final class BenchAssignors {

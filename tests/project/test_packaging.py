@@ -34,6 +34,10 @@ def test_wheel_file_list(wheel):
     assert "assigncheck/ci/templates/github-actions.yml" in names
     java = "assigncheck/drivers/java/src/main/java/io/assigncheck"
     assert f"{java}/bridge/AssigncheckBridge.java" in names  # java: targets compile it
+    drivers = PACKAGE / "drivers" / "java"
+    maven_project = {f"assigncheck/{p.relative_to(PACKAGE).as_posix()}" for p in drivers.rglob("*")
+                     if p.suffix in (".java", ".xml") and "target" not in p.parts}
+    assert {n for n in names if n.startswith("assigncheck/drivers/java/")} == maven_project  # pom.xml and sources
     schemas = {n for n in names if n.startswith("assigncheck/formats/schemas/") and n.endswith(".json")}
     assert schemas == {f"assigncheck/formats/schemas/{p.name}"
                        for p in (PACKAGE / "formats" / "schemas").glob("*.json")}

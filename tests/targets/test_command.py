@@ -1,5 +1,5 @@
-"""The `cmd:` protocol end to end: a real Java assignor, and targets that crash, hang, talk out of turn or
-attack the harness (flood stderr, leave processes behind, answer 100 MB lines, spin the CPU)."""
+"""The `cmd:` protocol end to end: a real assignor in another language (Go), and targets that crash, hang, talk out
+of turn or attack the harness (flood stderr, leave processes behind, answer 100 MB lines, spin the CPU)."""
 
 import os
 import shutil
@@ -23,10 +23,11 @@ Q = Problem({"t": 3}, [Member("x", {"t"}), Member("y", {"t"})])
 
 
 @pytest.fixture(scope="module")
-def java_range(tmp_path_factory):
-    build = tmp_path_factory.mktemp("java-range")
-    subprocess.run(["javac", "-d", str(build), str(ROOT / "examples/java-range/RangeAssignor.java")], check=True)
-    target = CommandTarget(f"java -cp {build} RangeAssignor", hang_s=30)
+def go_range(tmp_path_factory):
+    program = tmp_path_factory.mktemp("range-cmd") / "range-cmd"
+    subprocess.run(["go", "build", "-o", str(program), "main.go"], cwd=ROOT / "tests/fixtures/range_cmd", check=True,
+                   env={**os.environ, "GOTOOLCHAIN": "local"}, timeout=600)  # the standard library only
+    target = CommandTarget(str(program), hang_s=30)
     yield target
     target.close()
 
@@ -37,12 +38,15 @@ def _problem(k: int) -> Problem:
     return Problem({"t0": k % 7, "t1": 3 + k % 4, "unused": 2}, members)
 
 
-def test_java_range_target_equals_the_reference(java_range):
+def test_a_go_range_target_equals_the_reference(go_range):
     from assigncheck.spec.reference import REFERENCES
 
-    for k in range(60):  # one JVM serves every problem: the process is persistent
+    for k in range(60):
         p = _problem(k)
-        assert java_range.assign(p) == REFERENCES["range"].assign(p), k
+        assert go_range.assign(p) == REFERENCES["range"].assign(p), k
+        if k == 0:
+            first = go_range._proc
+    assert go_range._proc is first  # one process served every problem: the program is persistent
 
 
 def _target(mode: str, *args: str, hang_s: float = 5.0, protocol: int = 1) -> CommandTarget:

@@ -16,7 +16,7 @@ from assigncheck.generate.seeded import generate
 from assigncheck.run.assignor_check import check_assignor
 from assigncheck.spec.model import Member, Problem
 from assigncheck.spec.reference import REFERENCES
-from assigncheck.targets import registry
+from assigncheck.targets import java_bridge, registry
 from assigncheck.targets.command import TargetError
 from assigncheck.toolchains import java_build, maven
 
@@ -206,8 +206,9 @@ def test_assign_prints_kafkas_assignment(cache, problem_file):
 
 # ---- the build cache -----------------------------------------------------------------------------------------
 
-_BUILD = ("from assigncheck.toolchains import java_build as b; "
-          "print(b.compiled(b.BRIDGE_SOURCES, b.resolve_classpath((), 'org.apache.kafka.X')))")
+_BUILD = ("from assigncheck.targets import java_bridge as b; "
+          "print(b.compiled(b.kafka_classpath((), 'org.apache.kafka.X')))")
+_CLASS = Path("io", "assigncheck", "bridge", "AssigncheckBridge.class")
 
 
 def _with_jars(xdg: Path) -> str:
@@ -226,23 +227,23 @@ def test_two_processes_building_at_once_share_one_cache_entry(tmp_path):
     assert outs[0] == outs[1]
     root = tmp_path / "assigncheck" / "java"
     assert [p.name for p in root.iterdir()] == [Path(outs[0]).name]  # no half-built directory left behind
-    assert (Path(outs[0]) / "AssigncheckBridge.class").is_file()
+    assert (Path(outs[0]) / _CLASS).is_file()
 
 
 def test_the_cache_is_reused_and_keyed_by_the_classpath_content(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", _with_jars(tmp_path))
-    jars = java_build.resolve_classpath((), "org.apache.kafka.X")
-    first = java_build.compiled(java_build.BRIDGE_SOURCES, jars)
-    stamp = (first / "AssigncheckBridge.class").stat().st_mtime_ns
-    assert java_build.compiled(java_build.BRIDGE_SOURCES, jars) == first
-    assert (first / "AssigncheckBridge.class").stat().st_mtime_ns == stamp  # not compiled again
+    jars = java_bridge.kafka_classpath((), "org.apache.kafka.X")
+    first = java_build.compiled(java_bridge.CLASSIC_SOURCES, jars)
+    stamp = (first / _CLASS).stat().st_mtime_ns
+    assert java_build.compiled(java_bridge.CLASSIC_SOURCES, jars) == first
+    assert (first / _CLASS).stat().st_mtime_ns == stamp  # not compiled again
     extra = tmp_path / "classes"
     extra.mkdir()
     (extra / "marker.txt").write_text("1")
-    other = java_build.compiled(java_build.BRIDGE_SOURCES, (*jars, str(extra)))
+    other = java_build.compiled(java_bridge.CLASSIC_SOURCES, (*jars, str(extra)))
     assert other != first
     (extra / "marker.txt").write_text("2")  # new content on the classpath: a new build
-    assert java_build.compiled(java_build.BRIDGE_SOURCES, (*jars, str(extra))) not in (first, other)
+    assert java_build.compiled(java_bridge.CLASSIC_SOURCES, (*jars, str(extra))) not in (first, other)
 
 
 # ---- replay in a fresh process -------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ the eager protocol, the increment under the cooperative and KIP-848 ones), writt
 (assigned) or as it returns (revoked, lost: the member may still use the partitions inside the callback).
 Commands on standard input, one a line: `subscribe TOPIC,TOPIC`, `slow SECONDS` (every later callback sleeps that
 long), `leave` (close the consumer, then exit; also when standard input closes).
-The Java consumer's twin is `LiveMember.java`.
+The Java consumer's twin is `io.assigncheck.live.LiveMember` (`drivers/java`).
 """
 
 from __future__ import annotations

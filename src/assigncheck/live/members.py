@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from assigncheck.drivers import JAVA_LIVE
+from assigncheck.drivers import JAVA_JSON, JAVA_LIVE, LIVE_MAIN
 from assigncheck.formats.json_input import parse_json
 from assigncheck.live import broker, cleanup
 from assigncheck.spec.errors import InputError
@@ -44,7 +44,7 @@ DEFAULT_ASSIGNOR = {
     ("franz-go", "classic"): "cooperative-sticky",  # kgo's default balancer
     ("franz-go", "consumer"): "uniform",
 }
-_SOURCE = JAVA_LIVE / "LiveMember.java"
+_SOURCES = (JAVA_LIVE / "LiveMember.java", JAVA_JSON)  # the member, and the JSON quoting it shares
 # `make franz-go` builds examples/franz-go/member/ into the virtual environment, beside its franz-go-driver.
 FRANZ_GO_MEMBER = Path(sys.prefix) / "bin" / "franz-go-member"
 
@@ -60,16 +60,16 @@ def check_client(client: str, protocol: str) -> None:
 
 
 def java_command(classpath: tuple[str, ...] = ()) -> list[str]:
-    """Kafka's consumer (the broker's kafka-clients) running `LiveMember`, with `classpath` first (the user's
-    assignor class)."""
+    """Kafka's consumer (the broker's kafka-clients) running `io.assigncheck.live.LiveMember`, with `classpath` first
+    (the user's assignor class)."""
     java, _ = java_build.jdk()
     jars = broker.jars()
-    built = java_build.compiled([_SOURCE], jars)
+    built = java_build.compiled(_SOURCES, jars)
     for entry in classpath:
         if not Path(entry).exists():
             raise InputError("--classpath", f"{entry} does not exist")
     return [java, "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-            "-cp", os.pathsep.join([*map(str, classpath), str(built), *jars]), "LiveMember"]
+            "-cp", os.pathsep.join([*map(str, classpath), str(built), *jars]), LIVE_MAIN]
 
 
 @dataclass

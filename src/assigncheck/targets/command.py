@@ -103,7 +103,7 @@ class CommandTarget:
         except ValueError as e:
             raise InputError("--target", f"cannot split the command {command!r}: {e}") from None
         if not argv:
-            raise InputError("--target", "cmd: needs a command, e.g. cmd:'java -cp build RangeAssignor'")
+            raise InputError("--target", "cmd: needs a command, e.g. cmd:'node roundrobin.js'")
         if protocol not in PROTOCOLS:
             raise InputError("--target", f"protocol version must be one of {PROTOCOLS}, got {protocol}")
         self.argv = argv

@@ -1,8 +1,8 @@
 """`java:CLASS` targets: a Java assignor, unmodified, driven as Kafka drives it.
 
-`--target java:CLASS [--classpath JARS] [--maven G:A:V,...] [--config k=v]`. Our bridge (`java_bridge/*.java`,
-compiled once into a cache by `java_build`) finds which of Kafka's assignor APIs the class implements and speaks
-`cmd:` protocol 2:
+`--target java:CLASS [--classpath JARS] [--maven G:A:V,...] [--config k=v]`. Our bridge (package
+`io.assigncheck.bridge`, in `drivers/java`; compiled once against the target's classpath by `java_bridge.py`) finds
+which of Kafka's assignor APIs the class implements and speaks `cmd:` protocol 2:
 - a classic `ConsumerPartitionAssignor` as Kafka's consumers drive it: each member's Subscription built by a
   member-side instance of the class (onAssignment, then subscriptionUserData), sent through Kafka's wire codec, and
   a fresh leader instance assigning the group;
@@ -51,6 +51,7 @@ from assigncheck.formats.json_input import parse_json
 from assigncheck.spec.errors import FormatError, InputError, TargetUnavailable
 from assigncheck.spec.model import Assignment
 from assigncheck.spec.promises import Promises
+from assigncheck.targets import java_bridge
 from assigncheck.targets.command import CommandTarget, TargetError
 from assigncheck.toolchains import java_build
 
@@ -112,9 +113,9 @@ class JavaTarget(CommandTarget):
         if not class_name.replace(".", "").replace("$", "").replace("_", "").isalnum() or class_name[0].isdigit():
             raise InputError("--target", f"java: needs a fully qualified class name, got {class_name!r}")
         java, _ = java_build.jdk()
-        jars = java_build.resolve_classpath(classpath, class_name)
-        classes = java_build.compiled(java_build.bridge_sources(jars), jars)
-        argv = [java, *JVM_OPTIONS, "-cp", os.pathsep.join([str(classes), *jars]), java_build.BRIDGE_CLASS, class_name,
+        jars = java_bridge.kafka_classpath(classpath, class_name)
+        classes = java_bridge.compiled(jars)
+        argv = [java, *JVM_OPTIONS, "-cp", os.pathsep.join([str(classes), *jars]), java_bridge.MAIN, class_name,
                 *(f"{k}={v}" for k, v in config)]
         self.class_name = class_name
         self.ready: dict[str, Any] = {}

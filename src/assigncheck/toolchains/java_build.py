@@ -1,16 +1,19 @@
-"""Java for `java:` targets and the Java benchmark: the JDK, Kafka's API on the classpath, and a compile cache.
+"""javac for our own Java sources: the JDK, a user's classpath checked, and a compile cache.
 
 - `jdk()`: `java` and `javac` (`$JAVA_HOME/bin` first, then PATH).
-- `resolve_classpath(classpath, class_name)`: the entries checked, plus Kafka's pinned jars from Maven Central
-  (`maven.py`) when no entry holds a Kafka assignor API: the group coordinator's for a class of Kafka's
-  `org.apache.kafka.coordinator` packages, kafka-streams for one of `org.apache.kafka.streams`, kafka-clients
-  otherwise.
-- `bridge_sources(classpath)`: the bridge's sources for the APIs the classpath holds (the classic client API
-  always; the broker-side group API, Streams' KIP-924 TaskAssignor and the KIP-1071 streams-group TaskAssignor
-  when present).
-- `compiled(sources, classpath)`: our own Java sources compiled once per (sources, classpath content, javac) into
+- `resolve_classpath(classpath)`: each entry checked to exist, made absolute.
+- `holds(classpath, class_file)`: whether some entry (a directory or a jar) holds a class, e.g. an API to compile
+  against.
+- `compiled(sources, classpath)`: sources compiled once per (sources, classpath content, javac) into
   `$XDG_CACHE_HOME/assigncheck/java/<hash>` (default `~/.cache`), built in a temporary directory and renamed into
   place, so two processes compiling at once never see a half-written directory.
+Which sources, against which Kafka jars, is the caller's choice (`targets/java_bridge.py` for the `java:` bridge,
+`live/members.py` for the live member).
+
+Warnings: this compile is against whatever classpath a user brings (any Kafka version the sources support), where an
+API the sources call for older versions may be deprecated, so javac runs with `-nowarn` and only an error stops it.
+The sources' own warnings are errors in the project's Maven build (`drivers/java/pom.xml`, `-Xlint:all -Werror`
+against the pinned Kafka version), which `make test` runs.
 Anything missing is a `TargetUnavailable` (one line, exit 2) naming the option to fix.
 """
 
@@ -25,23 +28,9 @@ import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from assigncheck.drivers import JAVA_BRIDGE as _BRIDGE
 from assigncheck.run.cache import cache_dir
 from assigncheck.spec.errors import TargetUnavailable
 
-BRIDGE_SOURCES = tuple(_BRIDGE / f"{name}.java" for name in ("AssigncheckBridge", "AssigncheckJson"))
-GROUP_BRIDGE_SOURCE = _BRIDGE / "AssigncheckGroupBridge.java"
-STREAMS_BRIDGE_SOURCE = _BRIDGE / "AssigncheckStreamsBridge.java"
-STREAMS_GROUP_BRIDGE_SOURCE = _BRIDGE / "AssigncheckStreamsGroupBridge.java"
-BRIDGE_CLASS = "AssigncheckBridge"
-ASSIGNOR_CLASS_FILE = "org/apache/kafka/clients/consumer/ConsumerPartitionAssignor.class"
-GROUP_ASSIGNOR_CLASS_FILE = "org/apache/kafka/coordinator/group/api/assignor/PartitionAssignor.class"
-TASK_ASSIGNOR_CLASS_FILE = "org/apache/kafka/streams/processor/assignment/TaskAssignor.class"  # KIP-924, 3.8+
-# KIP-1071's broker-side streams TaskAssignor: in the coordinator in 4.1-4.3, in its API jar from 4.4
-GROUP_TASK_ASSIGNOR_CLASS_FILES = ("org/apache/kafka/coordinator/group/api/streams/assignor/TaskAssignor.class",
-                                   "org/apache/kafka/coordinator/group/streams/assignor/TaskAssignor.class")
-COORDINATOR_PACKAGE = "org.apache.kafka.coordinator."
-STREAMS_PACKAGE = "org.apache.kafka.streams."
 INSTALL_JDK = "java: targets need a JDK 11+ (java and javac on PATH, or JAVA_HOME): install openjdk-17-jdk-headless"
 _digests: dict[tuple[str, int, int], str] = {}
 
@@ -60,7 +49,7 @@ def jdk() -> tuple[str, str]:
 
 
 def holds(classpath: Sequence[str], class_file: str) -> bool:
-    """Whether some entry (a directory or a jar) holds `class_file`."""
+    """Whether some entry (a directory or a jar) holds `class_file` (`org/example/Name.class`)."""
     for entry in classpath:
         path = Path(entry)
         if path.is_dir() and (path / class_file).is_file():
@@ -75,30 +64,15 @@ def holds(classpath: Sequence[str], class_file: str) -> bool:
     return False
 
 
-def resolve_classpath(classpath: Sequence[str], class_name: str) -> tuple[str, ...]:
-    """Absolute entries, each checked to exist, and Kafka's pinned jars when no entry holds an assignor API."""
-    from assigncheck.toolchains import maven
-
+def resolve_classpath(classpath: Sequence[str], flag: str = "--classpath") -> tuple[str, ...]:
+    """Absolute entries, each checked to exist (a `TargetUnavailable` naming `flag` otherwise)."""
     entries = []
     for entry in classpath:
         path = Path(entry).expanduser()
         if not path.exists():
-            raise TargetUnavailable("--classpath", f"{entry} does not exist")
+            raise TargetUnavailable(flag, f"{entry} does not exist")
         entries.append(str(path.resolve()))
-    if not holds(entries, ASSIGNOR_CLASS_FILE) and not holds(entries, GROUP_ASSIGNOR_CLASS_FILE):
-        pinned = (maven.COORDINATOR if class_name.startswith(COORDINATOR_PACKAGE)
-                  else maven.STREAMS if class_name.startswith(STREAMS_PACKAGE) else maven.CLIENTS)
-        entries += maven.jars(pinned, flag="--classpath")  # the option that would have named them
     return tuple(entries)
-
-
-def bridge_sources(classpath: Sequence[str]) -> tuple[Path, ...]:
-    """The bridge's sources that compile against `classpath`: the group and Streams bridges only where their APIs
-    are (the KIP-1071 one needs no API to compile, only to run)."""
-    return (BRIDGE_SOURCES + ((GROUP_BRIDGE_SOURCE,) if holds(classpath, GROUP_ASSIGNOR_CLASS_FILE) else ())
-            + ((STREAMS_BRIDGE_SOURCE,) if holds(classpath, TASK_ASSIGNOR_CLASS_FILE) else ())
-            + ((STREAMS_GROUP_BRIDGE_SOURCE,) if any(holds(classpath, f) for f in GROUP_TASK_ASSIGNOR_CLASS_FILES)
-               else ()))
 
 
 def _digest(path: Path) -> str:

@@ -5,7 +5,7 @@
 // streams group's broker-side TaskAssignor (KIP-1071) by AssigncheckStreamsGroupBridge, each compiled only for a
 // classpath that holds its API; this file drives the classic client API and runs the request loop for all.
 //
-// Our own source, shipped in the package and compiled by assigncheck (toolchains/java_build.py) against the
+// Our own source, shipped in the package and compiled by assigncheck (targets/java_bridge.py) against the
 // target's classpath. It speaks the cmd: protocol version 2 (targets/command.py) and drives the class the
 // way Kafka's consumers do (ConsumerCoordinator):
 //  - member side, one assignor instance per member: onAssignment(its previous assignment, ConsumerGroupMetadata
@@ -19,8 +19,10 @@
 // API differences across kafka-clients 2.4 - 4.x (Subscription's generationId and rackId fields, the wire
 // codec) are bridged by reflection, so one source compiles against every version.
 //
-// Start: java AssigncheckBridge CLASS [key=value ...]. First line out: {"format":2,"ready":{...}}, or
-// {"format":2,"unavailable":"why"} and exit 2. Then one answer line per request line.
+// Start: java io.assigncheck.bridge.AssigncheckBridge CLASS [key=value ...]. First line out:
+// {"format":2,"ready":{...}}, or {"format":2,"unavailable":"why"} and exit 2. Then one answer line per request line.
+
+package io.assigncheck.bridge;
 
 import java.io.BufferedReader;
 import java.io.FileDescriptor;
@@ -61,12 +63,15 @@ import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 
 public final class AssigncheckBridge {
+    /** This package's prefix: the optional bridges are looked up by name, and its frames are never the assignor's. */
+    static final String PACKAGE = "io.assigncheck.bridge.";
+
     public static void main(String[] args) throws IOException {
         // Answers go to the real stdout only; whatever the assignor prints goes to stderr.
         PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), false, "UTF-8");
         System.setOut(System.err);
         if (args.length < 1) {
-            unavailable(out, "usage: AssigncheckBridge CLASS [key=value ...]");
+            unavailable(out, "usage: io.assigncheck.bridge.AssigncheckBridge CLASS [key=value ...]");
         }
         Map<String, Object> config = new LinkedHashMap<>();
         for (int k = 1; k < args.length; k++) {
@@ -169,7 +174,7 @@ public final class AssigncheckBridge {
             if (streams != null) return streams;
         }
         try {
-            Class.forName("AssigncheckGroupBridge");
+            Class.forName(PACKAGE + "AssigncheckGroupBridge");
         } catch (ClassNotFoundException e) {
             throw new Unavailable(className + " is not a " + ConsumerPartitionAssignor.class.getName()
                     + ", and the classpath has no Kafka 4 group coordinator API (kafka-group-coordinator-api) for a "
@@ -178,12 +183,12 @@ public final class AssigncheckBridge {
         return optional("AssigncheckGroupBridge", cls, config);
     }
 
-    /** The driver `bridge` (a class compiled only when the classpath holds its API) makes for `cls`, or null when
-     *  that bridge is absent or `cls` is not of its API. */
+    /** The driver `bridge` (a class of this package, compiled only when the classpath holds its API) makes for
+     *  `cls`, or null when that bridge is absent or `cls` is not of its API. */
     private static Target optional(String bridge, Class<?> cls, Map<String, Object> config) throws Unavailable {
         Class<?> driver;
         try {
-            driver = Class.forName(bridge);
+            driver = Class.forName(PACKAGE + bridge);
         } catch (ClassNotFoundException e) {
             return null;
         }
@@ -205,11 +210,15 @@ public final class AssigncheckBridge {
 
     /** The target cannot run at all (no such class, not an assignor, no public no-argument constructor). */
     static final class Unavailable extends Exception {
+        private static final long serialVersionUID = 1L;
+
         Unavailable(String message) { super(message); }
     }
 
     /** A failure on the member side: which member's assignor instance threw, and in which callback. */
     static final class MemberSide extends Exception {
+        private static final long serialVersionUID = 1L;
+
         MemberSide(String where, Throwable cause) { super(where, cause); }
     }
 
@@ -580,7 +589,7 @@ public final class AssigncheckBridge {
     }
 
     /** Member -> topic -> partitions, in the order the assignor returned them (repeats kept: H4 judges them). */
-    static String assignmentJson(GroupAssignment result) {
+    public static String assignmentJson(GroupAssignment result) {
         StringBuilder b = new StringBuilder(1 << 12).append('{');
         boolean firstMember = true;
         for (Map.Entry<String, Assignment> e : new TreeMap<>(result.groupAssignment()).entrySet()) {
@@ -612,7 +621,7 @@ public final class AssigncheckBridge {
         for (StackTraceElement e : stack) {
             String c = e.getClassName();
             if (c.startsWith("java.") || c.startsWith("javax.") || c.startsWith("jdk.") || c.startsWith("sun.")
-                    || c.startsWith("com.sun.") || c.startsWith("Assigncheck")) {
+                    || c.startsWith("com.sun.") || c.startsWith(PACKAGE)) {
                 continue;
             }
             return format(e);
@@ -625,7 +634,7 @@ public final class AssigncheckBridge {
     }
 
     /** The parts of the API that differ across kafka-clients versions, looked up once by reflection. */
-    static final class Compat {
+    public static final class Compat {
         // (topics, userData, owned, generationId, rackId): 3.5+; (..., generationId): between; (topics, userData,
         // owned): 2.4+.
         static final Constructor<Subscription> SUB_GEN_RACK = constructor(Subscription.class, List.class,
@@ -690,7 +699,7 @@ public final class AssigncheckBridge {
             }
         }
 
-        static String kafkaVersion() {
+        public static String kafkaVersion() {
             Method m = method("org.apache.kafka.common.utils.AppInfoParser", "getVersion");
             if (m == null) m = method("org.apache.kafka.common.utils.internals.AppInfoParser", "getVersion");  // 4.4+
             try {

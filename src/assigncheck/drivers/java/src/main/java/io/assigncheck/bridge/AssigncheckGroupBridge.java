@@ -18,6 +18,8 @@
 // later versions add to the API's interfaces (GroupSpec.isPartitionAssignable, 4.2) are implemented without
 // @Override so that one source compiles against every 4.x.
 
+package io.assigncheck.bridge;
+
 import java.lang.reflect.InvocationTargetException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -1,6 +1,8 @@
 // A small JSON reader and string quoting for the Java side of assigncheck (the `java:` bridge and the benchmark):
 // kafka-clients brings no JSON library, and the bridge must compile against any classpath.
 
+package io.assigncheck.bridge;
+
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

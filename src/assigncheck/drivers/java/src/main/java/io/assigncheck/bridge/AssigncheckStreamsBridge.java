@@ -28,6 +28,8 @@
 //
 // Compiled only against a classpath holding kafka-streams 3.8+ (the KIP-924 API).
 
+package io.assigncheck.bridge;
+
 import java.lang.reflect.InvocationTargetException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -267,10 +269,17 @@ public final class AssigncheckStreamsBridge extends AssigncheckBridge.Answering 
         }
     }
 
+    /** A JSON object's keys (the reader's are strings), sorted. */
+    private static SortedSet<String> sortedKeys(Object doc) {
+        SortedSet<String> out = new TreeSet<>();
+        for (Object key : ((Map<?, ?>) doc).keySet()) out.add((String) key);
+        return out;
+    }
+
     private static SortedSet<TaskId> tasks(Object doc, Names names) {
         SortedSet<TaskId> out = new TreeSet<>();
         if (doc == null) return out;
-        for (String st : new TreeSet<>(((Map<String, ?>) doc).keySet())) {
+        for (String st : sortedKeys(doc)) {
             for (Object p : (List<?>) ((Map<?, ?>) doc).get(st)) {
                 out.add(new TaskId(names.number(st), ((Number) p).intValue()));
             }
@@ -284,7 +293,7 @@ public final class AssigncheckStreamsBridge extends AssigncheckBridge.Answering 
         Map<?, ?> subtopologies = (Map<?, ?>) problem.get("subtopologies");
         Set<String> stateless = AssigncheckBridge.stateless(problem);
         Map<TaskId, TaskInfo> all = new HashMap<>();
-        for (String st : new TreeSet<>(((Map<String, ?>) subtopologies).keySet())) {
+        for (String st : sortedKeys(subtopologies)) {
             int n = names.number(st);
             int count = ((Number) subtopologies.get(st)).intValue();
             for (int p = 0; p < count; p++) {

@@ -21,6 +21,8 @@
 // (GroupSpecImpl over MemberMetadataAndStateImpl records and an AssignmentConfigsImpl). One source drives both by
 // reflection, with a Proxy for the TopologyDescriber interface of either package.
 
+package io.assigncheck.bridge;
+
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;

@@ -1,7 +1,11 @@
 // One member of a live group: Kafka's Java consumer (classic protocol with any ConsumerPartitionAssignor, or the
-// KIP-848 consumer protocol), writing the same JSON-lines timeline as live/member.py (see its docstring).
-// Usage: LiveMember PROTOCOL ASSIGNOR NAME GROUP BOOTSTRAP LOG TOPICS INSTANCE_ID ("-" for none); commands on
-// stdin: "subscribe a,b", "slow SECONDS", "leave".
+// KIP-848 consumer protocol), writing the same JSON-lines timeline as live/member.py (see its docstring), quoted by
+// the bridge's AssigncheckJson (compiled with it: live/members.py).
+// Usage: io.assigncheck.live.LiveMember PROTOCOL ASSIGNOR NAME GROUP BOOTSTRAP LOG TOPICS INSTANCE_ID ("-" for none);
+// commands on stdin: "subscribe a,b", "slow SECONDS", "leave".
+
+package io.assigncheck.live;
+
 import java.io.BufferedReader;
 import java.io.FileWriter;
 import java.io.IOException;
@@ -15,6 +19,8 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentLinkedQueue;
+
+import io.assigncheck.bridge.AssigncheckJson;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -26,8 +32,7 @@ public final class LiveMember {
     private static volatile double slowSeconds = 0;
 
     private static String quote(String s) {
-        if (s == null) return "null";
-        return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+        return s == null ? "null" : AssigncheckJson.quote(s);
     }
 
     private static synchronized void write(String event, Collection<TopicPartition> partitions) {
