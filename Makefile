@@ -27,24 +27,28 @@ $(JARS): $(STAMP) src/assigncheck/toolchains/maven.py
 	$(BIN)/python -m assigncheck.toolchains.maven
 	@touch $(JARS)
 
-# franz-go's balancers as a cmd2: target (examples/franz-go/: our driver, franz-go pinned in its go.mod and go.sum),
-# built to one path in every clone: the franz-go findings name it, the tests replay them, the benchmarks time it.
+# The Go module (go/: the cmd2: protocol, a package per client family, its programs; the clients pinned in its
+# go.mod and go.sum, fetched through the Go module proxy). Its programs are built to one path in every clone.
+GO_SOURCES := go/go.mod go/go.sum $(shell find go -name '*.go' -not -name '*_test.go' 2>/dev/null)
+
+# franz-go's balancers as a cmd2: target (go/cmd/franz-go-driver): the franz-go findings name it, the tests replay
+# them, the benchmarks time it.
 FRANZ_GO := $(VENV)/bin/franz-go-driver
 
-$(FRANZ_GO): examples/franz-go/go.mod examples/franz-go/go.sum $(wildcard examples/franz-go/*.go)
+$(FRANZ_GO): $(GO_SOURCES)
 	@command -v go >/dev/null 2>&1 || \
 	  { echo "assigncheck's franz-go target needs Go 1.26 or later (https://go.dev/dl/): install go"; exit 1; }
 	@mkdir -p $(@D)
-	cd examples/franz-go && go build -trimpath -buildvcs=false -o $(abspath $@) .
+	cd go && go build -trimpath -buildvcs=false -o $(abspath $@) ./cmd/franz-go-driver
 
-# franz-go's kgo consumer as a live group's member (examples/franz-go/member/, the same module and pin).
+# franz-go's kgo consumer as a live group's member (go/cmd/franz-go-member, the same module and pin).
 FRANZ_GO_MEMBER := $(VENV)/bin/franz-go-member
 
-$(FRANZ_GO_MEMBER): examples/franz-go/go.mod examples/franz-go/go.sum $(wildcard examples/franz-go/member/*.go)
+$(FRANZ_GO_MEMBER): $(GO_SOURCES)
 	@command -v go >/dev/null 2>&1 || \
 	  { echo "assigncheck's franz-go live members need Go 1.26 or later (https://go.dev/dl/): install go"; exit 1; }
 	@mkdir -p $(@D)
-	cd examples/franz-go && go build -trimpath -buildvcs=false -o $(abspath $@) ./member
+	cd go && go build -trimpath -buildvcs=false -o $(abspath $@) ./cmd/franz-go-member
 
 franz-go: $(FRANZ_GO) $(FRANZ_GO_MEMBER)
 

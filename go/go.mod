@@ -1,4 +1,4 @@
-module github.com/assigncheck/franz-go-driver
+module github.com/assigncheck/assigncheck/go
 
 go 1.26.0
 
