@@ -33,7 +33,7 @@ func balance(balancer kgo.GroupBalancer, g group) (kgo.IntoSyncAssignment, error
 
 // prepare is MemberBalancer over the JoinGroup members, and the partition counts of the topics it returned
 // that the metadata has: a topic the leader cannot find is left out, as kgo's leader leaves out a topic its
-// metadata request fails on.
+// metadata request fails on. A member balancer that takes BalanceInfo is given it, as kgo's leader gives it.
 func prepare(balancer kgo.GroupBalancer, g group) (kgo.GroupMemberBalancer, map[string]int32, error) {
 	memberBalancer, topics, err := balancer.MemberBalancer(g.members)
 	if err != nil {
@@ -44,6 +44,9 @@ func prepare(balancer kgo.GroupBalancer, g group) (kgo.GroupMemberBalancer, map[
 		if n, ok := g.counts[topic]; ok {
 			counts[topic] = n
 		}
+	}
+	if withInfo, ok := memberBalancer.(kgo.GroupMemberBalancerInfo); ok {
+		withInfo.SetBalanceInfo(g.info)
 	}
 	return memberBalancer, counts, nil
 }

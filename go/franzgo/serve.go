@@ -8,9 +8,15 @@
 // Each problem is led as kgo's leader leads a group: every member's JoinGroup metadata is what its own kgo
 // consumer sends (the balancer's JoinGroupMetadata over its sorted topics, its previously assigned partitions
 // and generation, its rack added as the consumer adds it), the members sorted as GroupBalancer.MemberBalancer
-// is promised, then MemberBalancer(members), Balance (BalanceOrError where the balancer has it) over the
-// partition counts of the topics it returned that exist, and the IntoSyncAssignment plan read back with the
-// balancer's own ParseSyncAssignment, as each member reads its SyncGroup answer.
+// is promised, then MemberBalancer(members), SetBalanceInfo where the member balancer takes it (the generation,
+// the leader, the topics' and brokers' metadata with the problem's racks), Balance (BalanceOrError where the
+// balancer has it) over the partition counts of the topics it returned that exist, and the IntoSyncAssignment
+// plan read back with the balancer's own ParseSyncAssignment, as each member reads its SyncGroup answer.
+//
+// kgo's leader fills a ConsumerBalancer's PartitionRacks from its client's metadata cache, through fields a
+// GroupBalancer's caller cannot set, and its own balancers use them only with the client option BalanceRacks:
+// here PartitionRacks stays empty and kgo's balancers are rack-blind; a balancer of yours reads racks from
+// BalanceInfo's Topics and Brokers.
 package franzgo
 
 import (
