@@ -5,9 +5,18 @@ documentation makes (docs/TARGETS.md, *Go balancers*). A reproducer names a driv
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
+from assigncheck.ci.verdicts import reproduces
+from assigncheck.formats.documents import load_problem
+from assigncheck.formats.reproducer import record_of
+from assigncheck.spec.model import Assignment, Problem
+from assigncheck.spec.promises import Promises
+from assigncheck.spec.violations import Violation
+from assigncheck.targets import registry
 from tests.paths import ROOT
 
 DRIVERS = {"sarama": ".venv/bin/sarama-driver", "kafka-go": ".venv/bin/kafka-go-driver"}
@@ -48,3 +57,34 @@ def build() -> dict[str, Path]:
 def spec(family: str, balancer: str) -> str:
     """The `--target` spec of one balancer, as the findings record it (relative to the clone)."""
     return f"cmd2:{DRIVERS[family]} {balancer}"
+
+
+def finding_note(path: Path, key: str) -> dict[str, Any]:
+    """A kept finding's verdict fields (`finding.KEY`: verdict, root, where, why)."""
+    note: dict[str, Any] = json.loads(path.read_text())["finding"][key]
+    return note
+
+
+def replay(path: Path, problem: Problem | None = None) -> tuple[list[Violation], Promises]:
+    """The kept finding's violations of its own invariant on `problem` (its own by default), with its target's
+    promises, as `assigncheck replay` checks it (run from the clone, where its relative driver path points)."""
+    record = record_of(json.loads(path.read_text()))
+    assert record is not None, path
+    target = registry.load(record.target)
+    try:
+        _, matching, _ = reproduces(target, problem or load_problem(path), record.invariant, record.seed,
+                                    record.budget_s or 10.0)
+        return matching, target.promises
+    finally:
+        target.close()
+
+
+def assign(path: Path, problem: Problem | None = None) -> Assignment:
+    """The kept finding's target's answer to `problem` (its own by default)."""
+    record = record_of(json.loads(path.read_text()))
+    assert record is not None, path
+    target = registry.load(record.target)
+    try:
+        return target.assign(problem or load_problem(path))
+    finally:
+        target.close()
