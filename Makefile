@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: gate test test-slow bench fuzz lint clean java-check browser franz-go java-drivers
+.PHONY: gate test test-slow bench fuzz lint clean java-check browser franz-go go-programs java-drivers
 
 JARS := $(VENV)/.kafka-jars
 
@@ -40,24 +40,21 @@ $(JAVA_DRIVERS): $(JARS) $(JAVA_DRIVER_FILES)
 	mvn -q -B -f src/assigncheck/drivers/java/pom.xml compile -Dassigncheck.build=$(abspath $(VENV))/java-drivers
 	@touch $@
 
-# franz-go's balancers as a cmd2: target (examples/franz-go/: our driver, franz-go pinned in its go.mod and go.sum),
-# built to one path in every clone: the franz-go findings name it, the tests replay them, the benchmarks time it.
-FRANZ_GO := $(VENV)/bin/franz-go-driver
+# The Go module (go/: the cmd2: protocol, a package per Go client, its programs in go/cmd/; the clients pinned in
+# its go.mod and go.sum, fetched through the Go module proxy). Each program is built to one path in every clone,
+# .venv/bin/NAME: the findings name the drivers by it, the tests replay them, the benchmarks time franz-go's.
+GO_SOURCES := go/go.mod go/go.sum $(shell find go -name '*.go' -not -name '*_test.go' 2>/dev/null)
+FRANZ_GO := $(BIN)/franz-go-driver
+FRANZ_GO_MEMBER := $(BIN)/franz-go-member
+GO_PROGRAMS := $(FRANZ_GO) $(FRANZ_GO_MEMBER) $(BIN)/sarama-driver $(BIN)/kafka-go-driver
 
-$(FRANZ_GO): examples/franz-go/go.mod examples/franz-go/go.sum $(wildcard examples/franz-go/*.go)
+$(GO_PROGRAMS): $(BIN)/%: $(GO_SOURCES)
 	@command -v go >/dev/null 2>&1 || \
-	  { echo "assigncheck's franz-go target needs Go 1.26 or later (https://go.dev/dl/): install go"; exit 1; }
+	  { echo "assigncheck's Go programs (go/) need Go 1.26 or later (https://go.dev/dl/): install go"; exit 1; }
 	@mkdir -p $(@D)
-	cd examples/franz-go && go build -trimpath -buildvcs=false -o $(abspath $@) .
+	cd go && go build -trimpath -buildvcs=false -o $(abspath $@) ./cmd/$*
 
-# franz-go's kgo consumer as a live group's member (examples/franz-go/member/, the same module and pin).
-FRANZ_GO_MEMBER := $(VENV)/bin/franz-go-member
-
-$(FRANZ_GO_MEMBER): examples/franz-go/go.mod examples/franz-go/go.sum $(wildcard examples/franz-go/member/*.go)
-	@command -v go >/dev/null 2>&1 || \
-	  { echo "assigncheck's franz-go live members need Go 1.26 or later (https://go.dev/dl/): install go"; exit 1; }
-	@mkdir -p $(@D)
-	cd examples/franz-go && go build -trimpath -buildvcs=false -o $(abspath $@) ./member
+go-programs: $(GO_PROGRAMS)
 
 franz-go: $(FRANZ_GO) $(FRANZ_GO_MEMBER)
 
@@ -80,13 +77,13 @@ browser:
 gate: java-check $(JARS)
 	$(BIN)/assigncheck gate --profile quick --report-dir reports
 
-test: java-check browser $(JARS) $(JAVA_DRIVERS) $(FRANZ_GO) $(FRANZ_GO_MEMBER)
+test: java-check browser $(JARS) $(JAVA_DRIVERS) $(GO_PROGRAMS)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q -m "not slow" --durations=40
 
-test-slow: java-check $(JARS) $(JAVA_DRIVERS) $(FRANZ_GO) $(FRANZ_GO_MEMBER)
+test-slow: java-check $(JARS) $(JAVA_DRIVERS) $(GO_PROGRAMS)
 	$(BIN)/python -m pytest -q -m slow
 
 bench: java-check $(JARS) $(FRANZ_GO)

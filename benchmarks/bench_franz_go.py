@@ -1,7 +1,7 @@
 """franz-go's balancers as the speed peer of the built-in sticky assignors: same run, same problem files.
 
 Each problem is written once as a JSON file; both sides read that file. franz-go (`franz_go.bench`: our driver's
-`-bench` mode, the version pinned in `examples/franz-go/go.mod`) leads the group in its own Go process as kgo's
+`-bench` mode, the version pinned in `go/go.mod`) leads the group in its own Go process as kgo's
 leader does and times `Balance`: warm-up leader steps, then timed calls, each on member metadata encoded anew and
 run through `MemberBalancer` outside the timed region, after a full collection; CPU is the process's (Go's
 collector marks on other threads), wall the call's. Ours, also in a process of its own per round (`timed_calls`, so

@@ -1,6 +1,6 @@
 """franz-go's balancers (kgo's RangeBalancer, RoundRobinBalancer, StickyBalancer, CooperativeStickyBalancer,
-unmodified; the version pinned in `examples/franz-go/go.mod`) through our Go driver: as a `cmd2:` target, and as
-the benchmarks' in-run speed peer (`-bench`).
+unmodified; the version pinned in `go/go.mod`) through our Go driver (`go/cmd/franz-go-driver`): as a `cmd2:`
+target, and as the benchmarks' in-run speed peer (`-bench`).
 
 `make` builds the driver to one path in every clone, `.venv/bin/franz-go-driver` (`make franz-go`; `make test` and
 `make bench` do it first), so a reproducer names it as `cmd2:.venv/bin/franz-go-driver BALANCER`, relative to the

@@ -1,4 +1,4 @@
-"""What the gate found in franz-go's balancers (the version pinned in `examples/franz-go/go.mod`, through our Go
+"""What the gate found in franz-go's balancers (the version pinned in `go/go.mod`, through our Go
 driver, built here by `make franz-go`) still reproduces, and each file's verdict (`finding.franz`) holds on its
 problem: a franz-go bug, or a behaviour the spec treats differently, is on a problem a real group can send, and
 shows the mechanism its `where` names; an unreachable one needs an input no real group produces.

@@ -4,8 +4,8 @@ how its timeline (see `member.py`) is read back.
 `CLIENTS` names every client and the group protocols it speaks: `java` (Kafka's consumer, kafka-clients of the
 broker's version; classic with any `ConsumerPartitionAssignor` class, or KIP-848), `confluent-kafka` (librdkafka;
 classic and KIP-848), `kafka-python` and `aiokafka` (classic only), `franz-go` (kgo, the version pinned in
-examples/franz-go/go.mod; classic with kgo's balancers, and KIP-848 through its `ServerSideBalancer`, which asks
-the broker for `range` or `uniform`).
+go/go.mod; classic with kgo's balancers, and KIP-848 through its `ServerSideBalancer`, which asks the broker for
+`range` or `uniform`).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ DEFAULT_ASSIGNOR = {
     ("franz-go", "consumer"): "uniform",
 }
 _SOURCES = (JAVA_LIVE / "LiveMember.java", JAVA_JSON)  # the member, and the JSON quoting it shares
-# `make franz-go` builds examples/franz-go/member/ into the virtual environment, beside its franz-go-driver.
+# `make franz-go` builds go/cmd/franz-go-member into the virtual environment, beside its franz-go-driver.
 FRANZ_GO_MEMBER = Path(sys.prefix) / "bin" / "franz-go-member"
 
 

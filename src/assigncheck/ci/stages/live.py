@@ -23,7 +23,7 @@ from assigncheck.targets import registry
 SCHEDULES, STEPS = 2, 5
 CHECKED = ("H1", "H2", "H3", "H4", "H5", "H6", "live.convergence")
 _COORDINATOR = "org.apache.kafka.coordinator."
-FRANZ_GO_DRIVER = "franz-go-driver"  # examples/franz-go, built by `make franz-go`
+FRANZ_GO_DRIVER = "franz-go-driver"  # go/cmd/franz-go-driver, built by `make franz-go`
 
 
 def client_of(target: Assignor) -> tuple[str, str, tuple[str, ...]] | None:

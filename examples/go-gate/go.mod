@@ -1,8 +1,11 @@
-module github.com/assigncheck/franz-go-driver
+module example.com/gogate
 
 go 1.26.0
 
+replace github.com/assigncheck/assigncheck/go => ../../go
+
 require (
+	github.com/assigncheck/assigncheck/go v0.0.0-00010101000000-000000000000
 	github.com/twmb/franz-go v1.22.3
 	github.com/twmb/franz-go/pkg/kmsg v1.15.1
 )

@@ -1,11 +1,11 @@
-// Command franz-go-member is one member of an assigncheck live group: franz-go's kgo consumer (the version pinned in
-// ../go.mod) subscribed to a group, writing the JSON-lines timeline of its rebalance callbacks that
-// live/member.py's docstring defines, and taking the same commands on stdin ("subscribe a,b", "slow SECONDS",
-// "leave").
+// Command franz-go-member is one member of an assigncheck live group: franz-go's kgo consumer (the version
+// pinned in the module's go.mod) subscribed to a group, writing the JSON-lines timeline of its rebalance
+// callbacks that src/assigncheck/live/member.py's docstring defines, and taking the same commands on stdin
+// ("subscribe a,b", "slow SECONDS", "leave").
 //
 //	franz-go-member SETTINGS_JSON
 //
-// SETTINGS_JSON is live/member.py's: {"protocol": "classic"|"consumer", "assignor", "name", "group", "bootstrap",
+// SETTINGS_JSON is member.py's: {"protocol": "classic"|"consumer", "assignor", "name", "group", "bootstrap",
 // "log", "topics": [...], "instance_id": str|null}. Classic: the assignor is a kgo balancer (range, roundrobin,
 // sticky, cooperative-sticky) run by the group's leader. KIP-848 ("consumer"): kgo's ServerSideBalancer, which
 // names the broker's assignor by the balancer it is given (RangeBalancer: range, CooperativeStickyBalancer:
@@ -28,6 +28,8 @@ import (
 	"unsafe"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/assigncheck/assigncheck/go/franzgo"
 )
 
 type settings struct {
@@ -41,12 +43,7 @@ type settings struct {
 	InstanceID *string  `json:"instance_id"`
 }
 
-var classic = map[string]func() kgo.GroupBalancer{
-	"range":              kgo.RangeBalancer,
-	"roundrobin":         kgo.RoundRobinBalancer,
-	"sticky":             kgo.StickyBalancer,
-	"cooperative-sticky": kgo.CooperativeStickyBalancer,
-}
+var classic = franzgo.Balancers
 
 // server maps a KIP-848 assignor name to the balancer from which kgo derives it (manage848 in consumer_group_848.go).
 var server = map[string]func() kgo.GroupBalancer{

@@ -1,0 +1,10 @@
+// Command planted serves the ordered balancer with its planted bug to assigncheck's gate (a cmd2: target).
+package main
+
+import (
+	"example.com/gogate/ordered"
+
+	"github.com/assigncheck/assigncheck/go/franzgo"
+)
+
+func main() { franzgo.Serve(ordered.NewPlanted()) }
