@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: gate test test-slow bench fuzz lint clean java-check browser franz-go
+.PHONY: gate test test-slow bench fuzz lint clean java-check browser franz-go js
 
 JARS := $(VENV)/.kafka-jars
 
@@ -48,6 +48,26 @@ $(FRANZ_GO_MEMBER): examples/franz-go/go.mod examples/franz-go/go.sum $(wildcard
 
 franz-go: $(FRANZ_GO) $(FRANZ_GO_MEMBER)
 
+# The JavaScript package (js/: KafkaJS pinned in its package.json and package-lock.json, from npm) and the example
+# that gates an assigner with it (examples/kafkajs-assigner/, which links js/), each installed by `npm ci`; the stamp
+# is the lockfile npm ci writes into node_modules. make test runs their `node --test` suites (tests/js/) and KafkaJS's
+# findings (tests/findings/test_kafkajs_findings.py).
+JS := js/node_modules/.package-lock.json
+JS_EXAMPLE := examples/kafkajs-assigner/node_modules/.package-lock.json
+NPM_CI := npm ci --no-audit --no-fund --loglevel=error
+
+$(JS): js/package.json js/package-lock.json
+	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || \
+	  { echo "assigncheck's JavaScript package needs Node.js 20 and npm (https://nodejs.org): install nodejs and npm"; exit 1; }
+	cd js && $(NPM_CI)
+	@touch $@
+
+$(JS_EXAMPLE): examples/kafkajs-assigner/package.json examples/kafkajs-assigner/package-lock.json $(JS)
+	cd examples/kafkajs-assigner && $(NPM_CI)
+	@touch $@
+
+js: $(JS) $(JS_EXAMPLE)
+
 java-check:
 	@command -v java >/dev/null 2>&1 && command -v javac >/dev/null 2>&1 || \
 	  { echo "assigncheck needs Java 17 (Spark, the Java example target): install openjdk-17-jdk-headless"; exit 1; }
@@ -65,13 +85,13 @@ browser:
 gate: java-check $(JARS)
 	$(BIN)/assigncheck gate --profile quick --report-dir reports
 
-test: java-check browser $(JARS) $(FRANZ_GO) $(FRANZ_GO_MEMBER)
+test: java-check browser $(JARS) $(FRANZ_GO) $(FRANZ_GO_MEMBER) js
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q -m "not slow" --durations=40
 
-test-slow: java-check $(JARS) $(FRANZ_GO) $(FRANZ_GO_MEMBER)
+test-slow: java-check $(JARS) $(FRANZ_GO) $(FRANZ_GO_MEMBER) js
 	$(BIN)/python -m pytest -q -m slow
 
 bench: java-check $(JARS) $(FRANZ_GO)
