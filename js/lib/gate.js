@@ -97,7 +97,7 @@ async function gate(file, options = {}) {
   const lines = [`assigncheck gate FAILED on ${spec}: ${confirmed.length} confirmed bug(s); reports: ${reportDir}`];
   for (const bug of confirmed) lines.push(...bugLines(bug, cwd));
   for (const stage of report.stages.filter((s) => s.error)) lines.push(`✗ stage ${stage.stage} broke: ${stage.error}`);
-  lines.push(`replay one with: assigncheck replay REPRODUCER (from ${cwd})`);
+  lines.push(`replay one, from ${cwd}: assigncheck replay REPRODUCER`);
   throw new GateFailed(lines.join("\n"), report);
 }
 
