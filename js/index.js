@@ -4,6 +4,7 @@
 //
 //   serve(createAssigner)   a KafkaJS PartitionAssigner factory, driven as KafkaJS's group leader drives it
 //   serveFunction(assign)   problem document -> assignment (or an assignment document), sync or async
+//   lead(createAssigner, problem)   one rebalance as `serve` runs it: {assignment, adapted}
 //   gate(file, options)     runs `assigncheck gate` on `node FILE`; rejects with the bugs and their reproducers
 
 const { serveLines } = require("./lib/protocol");

@@ -6,9 +6,10 @@
 //    id and a logger, and `protocol({topics})` with the topics it subscribed to (in subscription order) makes the
 //    metadata its JoinGroup request carries, encoded by KafkaJS's own JoinGroup request (version 5, what KafkaJS
 //    sends to any broker since Kafka 2.3).
-// 2. The broker answers the leader's JoinGroup with every member's id and metadata bytes, in the order the members
-//    joined: the problem's order, its first member the leader (the first to join leads a classic group). KafkaJS's
-//    own response decoder turns them into the `members` the leader's assigner gets.
+// 2. The broker answers the leader's JoinGroup with every member's id and metadata bytes, which KafkaJS's own
+//    response decoder turns into the `members` the leader's assigner gets, in the order the broker lists them:
+//    the problem's order (a broker lists its member map's order, which no assigner can count on; the gate's H8
+//    lists the group in other orders). The first member leads: the first to join leads a classic group.
 // 3. The leader looks its assigner up by the protocol's name and calls `assign({members, topics})`, where `topics`
 //    is the leader's *own* subscription (consumerGroup.js passes `topicsSubscribed`), on its own cluster, which
 //    knows the metadata of the leader's own topics only.

@@ -30,7 +30,7 @@ function recorder(plan = () => []) {
 
 const encode = (assignment) => MemberAssignment.encode({ version: 0, assignment });
 
-test("the leader's assigner gets each member's own metadata, in join order, and the leader's own topics", async () => {
+test("the leader's assigner gets each member's own metadata, in the problem's order, and the leader's own topics", async () => {
   const { seen, factory } = recorder();
   await lead(factory, problem([{ id: "m2", subscription: ["t1", "t0"] }, { id: "m1", subscription: ["t1"] }]));
   assert.equal(seen.created.length, 2, "one assigner per member's consumer");
