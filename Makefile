@@ -106,4 +106,4 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info reports .mypy_cache
+	rm -rf $(VENV) build dist *.egg-info reports .mypy_cache js/node_modules examples/kafkajs-assigner/node_modules

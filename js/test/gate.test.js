@@ -8,10 +8,15 @@ const test = require("node:test");
 const { gate, GateFailed } = require("..");
 
 const fixture = (name) => path.join(__dirname, "..", "fixtures", name);
-const scratch = () => fs.mkdtempSync(path.join(os.tmpdir(), "assigncheck-js-"));
+// A report directory of the test's own, removed after it.
+function scratch(t) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "assigncheck-js-"));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
 
-test("a gate that fails rejects with each confirmed bug and its reproducer, which is on disk", async () => {
-  const reportDir = scratch();
+test("a gate that fails rejects with each confirmed bug and its reproducer, which is on disk", async (t) => {
+  const reportDir = scratch(t);
   const error = await gate(fixture("drops-a-partition.js"), { stages: "proofs", reportDir }).catch((e) => e);
   assert.ok(error instanceof GateFailed, String(error));
   const bugs = error.report.bugs.filter((bug) => bug.status === "confirmed");
@@ -22,8 +27,8 @@ test("a gate that fails rejects with each confirmed bug and its reproducer, whic
   assert.equal(JSON.parse(fs.readFileSync(reproducer, "utf8")).finding.invariant, "H5");
 });
 
-test("a gate that cannot run rejects with the gate's own line", async () => {
-  await assert.rejects(gate(fixture("drops-a-partition.js"), { promises: "balance=sideways", reportDir: scratch() }),
+test("a gate that cannot run rejects with the gate's own line", async (t) => {
+  await assert.rejects(gate(fixture("drops-a-partition.js"), { promises: "balance=sideways", reportDir: scratch(t) }),
     (error) => {
       assert.ok(!(error instanceof GateFailed));
       assert.match(error.message, /could not run \(exit 2\): assigncheck: error: --promises: .*balance/);
