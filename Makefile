@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: gate test test-slow bench fuzz lint clean java-check browser franz-go go-programs java-drivers
+.PHONY: gate test test-slow bench fuzz lint clean java-check browser franz-go go-programs java-drivers js
 
 JARS := $(VENV)/.kafka-jars
 
@@ -60,6 +60,26 @@ franz-go: $(FRANZ_GO) $(FRANZ_GO_MEMBER)
 
 java-drivers: java-check $(JAVA_DRIVERS)
 
+# The JavaScript package (js/: KafkaJS pinned in its package.json and package-lock.json, from npm) and the example
+# that gates an assigner with it (examples/kafkajs-assigner/, which links js/), each installed by `npm ci`; the stamp
+# is the lockfile npm ci writes into node_modules. make test runs their `node --test` suites (tests/js/) and KafkaJS's
+# findings (tests/findings/test_kafkajs_findings.py).
+JS := js/node_modules/.package-lock.json
+JS_EXAMPLE := examples/kafkajs-assigner/node_modules/.package-lock.json
+NPM_CI := npm ci --no-audit --no-fund --loglevel=error
+
+$(JS): js/package.json js/package-lock.json
+	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || \
+	  { echo "assigncheck's JavaScript package needs Node.js 20 and npm (https://nodejs.org): install nodejs and npm"; exit 1; }
+	cd js && $(NPM_CI)
+	@touch $@
+
+$(JS_EXAMPLE): examples/kafkajs-assigner/package.json examples/kafkajs-assigner/package-lock.json $(JS)
+	cd examples/kafkajs-assigner && $(NPM_CI)
+	@touch $@
+
+js: $(JS) $(JS_EXAMPLE)
+
 java-check:
 	@command -v java >/dev/null 2>&1 && command -v javac >/dev/null 2>&1 || \
 	  { echo "assigncheck needs Java 17 (Spark, java: targets, the Java drivers' build): install openjdk-17-jdk-headless"; exit 1; }
@@ -77,13 +97,13 @@ browser:
 gate: java-check $(JARS)
 	$(BIN)/assigncheck gate --profile quick --report-dir reports
 
-test: java-check browser $(JARS) $(JAVA_DRIVERS) $(GO_PROGRAMS)
+test: java-check browser $(JARS) $(JAVA_DRIVERS) $(GO_PROGRAMS) js
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q -m "not slow" --durations=40
 
-test-slow: java-check $(JARS) $(JAVA_DRIVERS) $(GO_PROGRAMS)
+test-slow: java-check $(JARS) $(JAVA_DRIVERS) $(GO_PROGRAMS) js
 	$(BIN)/python -m pytest -q -m slow
 
 bench: java-check $(JARS) $(FRANZ_GO)
@@ -98,4 +118,4 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info reports .mypy_cache
+	rm -rf $(VENV) build dist *.egg-info reports .mypy_cache js/node_modules examples/kafkajs-assigner/node_modules

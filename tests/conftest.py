@@ -28,3 +28,18 @@ def steady(monkeypatch):
                     fuzz_s=120, fuzz_execs=600, campaign_instances=200, campaign_s=900)
     monkeypatch.setitem(PROFILES, "quick", quick)
     return quick
+
+
+# ---- the JavaScript package (js/) and its example, installed by `make js` (npm ci, KafkaJS pinned) -------------
+@pytest.fixture(scope="session")
+def js_installed():
+    """`make js` once per run: npm ci in js/ and examples/kafkajs-assigner/ where their lockfiles changed. Where
+    Node.js or npm is missing the test fails with make's one line, never skips."""
+    import subprocess
+
+    from tests.paths import ROOT
+
+    done = subprocess.run(["make", "-s", "js"], cwd=ROOT, capture_output=True, text=True)
+    said = [line for line in (done.stdout + done.stderr).splitlines() if line and not line.startswith("make")]
+    assert done.returncode == 0, said[0] if said else "make js failed"
+    return ROOT / "js"

@@ -32,7 +32,8 @@ from assigncheck.spec.violations import INVARIANTS
 from assigncheck.targets.command import CommandTarget, TargetError
 from tests.paths import PACKAGE, ROOT
 
-DOCS = sorted([*ROOT.glob("examples/*/*.json"), *PACKAGE.glob("fuzz/vectors/*.json")])
+NPM = {"package.json", "package-lock.json"}  # an example's npm manifest and lockfile: not assigncheck documents
+DOCS = sorted([*(p for p in ROOT.glob("examples/*/*.json") if p.name not in NPM), *PACKAGE.glob("fuzz/vectors/*.json")])
 VALIDATORS = {name: jsonschema.Draft202012Validator(schema(name)) for name in NAMES}
 
 

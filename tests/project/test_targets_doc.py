@@ -1,6 +1,9 @@
 """docs/TARGETS.md's example class is a working target: the gate passes it as the page says, and the page's classic
-bug (raw claims instead of the valid ones) fails it with reproducers that match reproducer.json and replay."""
+bug (raw claims instead of the valid ones) fails it with reproducers that match reproducer.json and replay. Its
+JavaScript example (examples/kafkajs-assigner/, shown whole on the page) passes the gate in `node --test`, and its
+planted bug fails it."""
 
+import os
 import re
 import subprocess
 import sys
@@ -44,3 +47,29 @@ def test_the_example_passes_and_its_classic_bug_fails_with_reproducers_that_repl
     replay = subprocess.run([ASSIGNCHECK, "replay", str(reproducers[0])], cwd=tmp_path, capture_output=True,
                             text=True, timeout=300)
     assert replay.returncode == 1, replay.stdout + replay.stderr  # still reproduces, from the file alone
+
+
+JS_EXAMPLE = ROOT / "examples" / "kafkajs-assigner"
+
+
+def test_the_javascript_section_shows_the_example_make_test_runs():
+    text = (ROOT / "docs" / "TARGETS.md").read_text()
+    for name in ("assigner.js", "gate.test.js"):
+        marker = f"<!-- example: examples/kafkajs-assigner/{name} -->"
+        shown = re.search(rf"{re.escape(marker)}\n```js\n(.*?)```", text, re.S)
+        assert shown is not None, name
+        assert shown[1] == (JS_EXAMPLE / name).read_text(), f"docs/TARGETS.md shows another {name}"
+    planted = (JS_EXAMPLE / "planted-bug.js").read_text()
+    assert "cluster.addMultipleTargetTopics" in (JS_EXAMPLE / "assigner.js").read_text()
+    assert "await cluster.addMultipleTargetTopics" not in planted  # the one line the bug removes
+
+
+def test_the_javascript_example_passes_and_its_planted_bug_fails(js_installed, tmp_path):
+    # node --test runs gate.test.js: the gate passes assigner.js and fails planted-bug.js with reproducers.
+    env = {**os.environ, "ASSIGNCHECK": ASSIGNCHECK}
+    done = subprocess.run(["node", "--test", str(JS_EXAMPLE)], cwd=tmp_path, capture_output=True, text=True, env=env,
+                          timeout=900)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert "# pass 2" in done.stdout and "# fail 0" in done.stdout
+    assert list((tmp_path / "reports" / "planted-bug" / "reproducers").glob("*-H5-*.json"))
+    assert not list((tmp_path / "reports" / "assigner" / "reproducers").glob("*.json"))
