@@ -24,9 +24,9 @@ PATH = re.compile(r"(?:[A-Za-z0-9_.-]+/)+[A-Za-z0-9_.-]*")
 # the installed package's layout (`assigncheck/formats/schemas/`).
 BASES = (ROOT, PACKAGE, PACKAGE.parent)
 # Paths that name what is not in the clone: a user's files, a machine's, a run's outputs, the project's sources
-# of origin, a Maven or Go module path.
+# of origin, a Maven, Go or npm module path.
 NOT_OURS = re.compile(r"^(/|~|\$|\.venv/|\.github/|reports/|build/|dist/|target/|out/|fuzz-out/|campaigns?/|"
-                      r"mutants/|shared/|org/|com/|io/(?!assigncheck)|github\.com/|java/|\.\.?/|[a-z]+://|[A-Z_]+/)|"
+                      r"mutants/|shared/|kafkajs/|node_modules/|org/|com/|io/(?!assigncheck)|github\.com/|java/|\.\.?/|[a-z]+://|[A-Z_]+/)|"
                       r"\*|<|\{|\.[ch]$|\b(my|your|some|path|dir|directory|DIR|PATH|FILE|NAME)\b")
 
 
