@@ -56,7 +56,7 @@ SET_ORDER = f"cmd:{sys.executable} {ROOT / 'tests' / 'fixtures' / 'set_order_tar
 
 
 def test_two_processes_with_other_hash_seeds_tell_a_set_ordered_assignor_from_a_sorted_one():
-    from assigncheck.ci.processes import Pair, Processes
+    from assigncheck.findings.processes import Pair, Processes
     from assigncheck.spec.model import Member, Problem
 
     groups = [Problem({"t": 6}, tuple(Member(f"m{i}", frozenset({"t"})) for i in range(n))) for n in range(2, 8)]
@@ -73,7 +73,7 @@ def test_two_processes_with_other_hash_seeds_tell_a_set_ordered_assignor_from_a_
 
 
 def test_a_runtime_with_another_knob_names_its_variable():
-    from assigncheck.ci.processes import Pair, Processes
+    from assigncheck.findings.processes import Pair, Processes
     from assigncheck.spec.model import Member, Problem
 
     groups = [Problem({"t": 6}, tuple(Member(f"m{i}", frozenset({"t"})) for i in range(n))) for n in range(2, 8)]
@@ -103,11 +103,11 @@ def test_h8_env_and_a_reproducers_processes_are_checked(tmp_path, capsys):
 def test_the_gate_catches_an_assignor_whose_output_follows_its_processs_hash_seed(tmp_path, steady, monkeypatch):
     from dataclasses import replace
 
-    from assigncheck.ci import processes
+    from assigncheck.ci import h8_sample
     from assigncheck.ci.context import PROFILES
 
     monkeypatch.setitem(PROFILES, "quick", replace(steady, examples=300))
-    monkeypatch.setitem(processes.SAMPLE, "quick", (100, 600.0))  # the whole sample, however busy the machine
+    monkeypatch.setitem(h8_sample.SAMPLE, "quick", (100, 600.0))  # the whole sample, however busy the machine
     target = probe(load(TargetRef(SET_ORDER)))
     result = run_gate([target], Plan.of("quick", tmp_path / "bug", ["properties"]))
     target.close()

@@ -6,7 +6,8 @@ from xml.etree import ElementTree as ET
 
 from assigncheck.ci.cli import main
 from assigncheck.ci.reports import write_all
-from assigncheck.ci.results import Finding, GateResult, StageResult, Work, bugs
+from assigncheck.ci.results import GateResult, StageResult, Work
+from assigncheck.findings.finding import Finding, bugs
 
 
 def _result():
