@@ -197,25 +197,32 @@ def reproduces(target: Assignor, problem: AnyProblem, invariant: str | None, see
     return violations, [v for v in violations if wanted in (None, v.invariant)], attempt
 
 
+def target_ref(found: Reproducer, on: On) -> TargetRef:
+    """The reference of the target a replay runs on: the caller's, the open target's, or the file's."""
+    from assigncheck.targets.registry import ref_of
+
+    if on.ref is not None:
+        return on.ref
+    if on.target is not None:
+        return ref_of(on.target)
+    assert found.record is not None, "a plain problem file is replayed on a target the caller names"
+    return found.record.target
+
+
 class _Opened:
     """The target a replay runs on: the one given open, or the reference loaded and probed, closed at the end."""
 
     def __init__(self, found: Reproducer, on: On) -> None:
-        from assigncheck.targets.registry import load, probe, ref_of
+        from assigncheck.targets.registry import load, probe
 
-        self.given = on.target
-        self.ref = on.ref or (found.record.target if found.record is not None and on.target is None else None)
-        if self.ref is None:
-            assert on.target is not None, "a replay needs a target: a reference or one open already"
-            self.ref = ref_of(on.target)
+        self.given, self.ref = on.target, target_ref(found, on)
         self.target = on.target if on.target is not None else probe(load(self.ref))
 
     @property
     def name(self) -> str:
         """The target as a summary names it: its spec and, when declared, its promises."""
-        ref = self.ref
-        assert ref is not None
-        return ref.spec + (f" with promises {ref.promises!r}" if ref.promises is not None else "")
+        promises = self.ref.promises
+        return self.ref.spec + (f" with promises {promises!r}" if promises is not None else "")
 
     def close(self) -> None:
         close = getattr(self.target, "close", None)
@@ -250,7 +257,6 @@ def replay_check(found: Reproducer, on: On) -> Replayed:
             notes = (f"minimized to {len(getattr(smaller, 'members', ()))} member(s): {on.minimize_to}",)
     finally:
         opened.close()
-    assert opened.ref is not None
     return Replayed(bool(matching), summary, opened.ref, found.file, wanted,
                     tuple(Seen(v, v in matching) for v in violations), notes=notes)
 
@@ -293,11 +299,10 @@ def replay_processes(found: Reproducer, on: On) -> Replayed:
     from assigncheck.findings.processes import replay as compare_fresh
     from assigncheck.formats.documents import problem_to_json
     from assigncheck.formats.reproducer import save
-    from assigncheck.targets.registry import ref_of
 
     problem, record = _problem(found), found.record
     assert record is not None, "an H8-across-processes finding has a record"
-    ref = on.ref or (ref_of(on.target) if on.target is not None else record.target)
+    ref = target_ref(found, on)
     processes = Processes.from_json(record.extra["processes"])
     violations, attempt = compare_fresh(ref, problem, processes, on.budget_s, on.hang_s)
     name = f"{ref.spec} ({processes})"
@@ -326,7 +331,6 @@ def replay_timing(found: Reproducer, on: On) -> Replayed:
         matching, measured = retime(opened.target, problem, record.extra["scale"], on.budget_s, on.hang_s)
     finally:
         opened.close()
-    assert opened.ref is not None
     summary = (f"reproduces: {record.invariant} on {opened.name}" if matching
                else f"no longer reproduces {record.invariant} on {opened.name}") + f" ({measured})"
     return Replayed(bool(matching), summary, opened.ref, found.file, record.invariant,
@@ -336,5 +340,5 @@ def replay_timing(found: Reproducer, on: On) -> Replayed:
 __all__ = [
     "CHECKED", "CODEC", "H8_TRIES", "KINDS", "LIVE", "MODEL", "On", "Replayed",
     "Reproducer", "Seen", "check", "kind_of", "read", "replay", "replay_check", "replay_processes", "replay_timing",
-    "reproduces",
+    "reproduces", "target_ref",
 ]

@@ -5,7 +5,7 @@ protocol."""
 
 from __future__ import annotations
 
-from assigncheck.findings.replay import MODEL, On, Replayed, Reproducer
+from assigncheck.findings.replay import MODEL, On, Replayed, Reproducer, target_ref
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.model import StreamsProblem
 
@@ -16,9 +16,9 @@ def replay_model(found: Reproducer, on: On) -> Replayed:
     from assigncheck.verify.counterexamples import disagrees
     from assigncheck.verify.models import MODELS, models_of
 
-    assert found.problem is not None and found.record is not None, "a model.conformance finding has both"
+    assert found.problem is not None, "a model.conformance finding has its problem"
     problem = found.problem
-    ref = on.ref or (registry.ref_of(on.target) if on.target is not None else found.record.target)
+    ref = target_ref(found, on)
     assignor = on.target if on.target is not None else registry.load(ref)
     if isinstance(problem, StreamsProblem):
         from assigncheck.verify.models import streams
