@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from assigncheck.ci.verdicts import reproduces
+from assigncheck.findings.replay import reproduces
 from assigncheck.formats.documents import load_problem
 from assigncheck.formats.reproducer import record_of
 from assigncheck.spec.model import Assignment, Problem

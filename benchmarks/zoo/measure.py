@@ -77,7 +77,7 @@ def run_stage(target: Any, stage: str, report_dir: Path, base: str | None, seed:
         return {"stage": stage, "available": False, "error": str(e)}
     seconds = time.monotonic() - started
     mine = [s for s in result.stages if s.target in (target.name, "all")]
-    # A catch is a confirmed finding: its reproducer replayed alone in a fresh process (ci.verdicts.confirm).
+    # A catch is a confirmed finding: its reproducer replayed alone in a fresh process (findings.confirm.confirm).
     findings = [f for s in mine for f in s.findings if f.target == target.name and f.fails and f.reproducer]
     errors = [s.error for s in mine if s.error]
     first = next((f for f in findings if f.invariant in (expected or ())), findings[0] if findings else None)

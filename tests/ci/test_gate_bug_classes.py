@@ -55,37 +55,6 @@ def test_the_proofs_stage_catches_a_sticky_assignor_keeping_claims_of_a_topic_it
 SET_ORDER = f"cmd:{sys.executable} {ROOT / 'tests' / 'fixtures' / 'set_order_target.py'}"
 
 
-def test_two_processes_with_other_hash_seeds_tell_a_set_ordered_assignor_from_a_sorted_one():
-    from assigncheck.ci.processes import Pair, Processes
-    from assigncheck.spec.model import Member, Problem
-
-    groups = [Problem({"t": 6}, tuple(Member(f"m{i}", frozenset({"t"})) for i in range(n))) for n in range(2, 8)]
-    for spec, differs in (("tests.fixtures.set_order_target:SetOrder", True), ("range", False),
-                          (SET_ORDER + " --sorted", False)):
-        pair = Pair(TargetRef(spec), Processes(), spec)  # a Python target runs in a worker process
-        try:
-            found = [v for p in groups for v in pair.compare(p, budget_s=10.0)]
-        finally:
-            pair.close()
-        assert bool(found) == differs, (spec, found)
-        assert all(v.invariant == "H8" and v.cause == "processes" and "PYTHONHASHSEED=1 and 2" in v.message
-                   for v in found)
-
-
-def test_a_runtime_with_another_knob_names_its_variable():
-    from assigncheck.ci.processes import Pair, Processes
-    from assigncheck.spec.model import Member, Problem
-
-    groups = [Problem({"t": 6}, tuple(Member(f"m{i}", frozenset({"t"})) for i in range(n))) for n in range(2, 8)]
-    spec = SET_ORDER + " --order-from ORDER_SEED"
-    for processes, differs in ((Processes(), False), (Processes("ORDER_SEED", ("1", "2")), True)):
-        pair = Pair(TargetRef(spec), processes, spec)
-        try:
-            assert bool([v for p in groups for v in pair.compare(p, budget_s=10.0)]) == differs, processes
-        finally:
-            pair.close()
-
-
 def test_h8_env_and_a_reproducers_processes_are_checked(tmp_path, capsys):
     from assigncheck.ci.cli import main
 
@@ -103,11 +72,11 @@ def test_h8_env_and_a_reproducers_processes_are_checked(tmp_path, capsys):
 def test_the_gate_catches_an_assignor_whose_output_follows_its_processs_hash_seed(tmp_path, steady, monkeypatch):
     from dataclasses import replace
 
-    from assigncheck.ci import processes
+    from assigncheck.ci import h8_sample
     from assigncheck.ci.context import PROFILES
 
     monkeypatch.setitem(PROFILES, "quick", replace(steady, examples=300))
-    monkeypatch.setitem(processes.SAMPLE, "quick", (100, 600.0))  # the whole sample, however busy the machine
+    monkeypatch.setitem(h8_sample.SAMPLE, "quick", (100, 600.0))  # the whole sample, however busy the machine
     target = probe(load(TargetRef(SET_ORDER)))
     result = run_gate([target], Plan.of("quick", tmp_path / "bug", ["properties"]))
     target.close()

@@ -10,7 +10,8 @@ import subprocess
 import pytest
 
 from assigncheck.ci.reports import write_all
-from assigncheck.ci.results import Finding, GateResult, StageResult
+from assigncheck.ci.results import GateResult, StageResult
+from assigncheck.findings.finding import Finding
 
 WIDTHS = (1400, 1000)
 LONG_TARGET = "java:org.example.assignors." + "VeryLongPackageName." * 6 + "StickyAssignor"  # no space to break at

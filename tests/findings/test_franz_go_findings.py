@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from assigncheck.ci.cli import main
-from assigncheck.ci.verdicts import reproduces
+from assigncheck.findings.replay import reproduces
 from assigncheck.findings.signature import unreachable
 from assigncheck.formats.documents import load_problem
 from assigncheck.formats.reproducer import record_of

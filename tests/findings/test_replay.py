@@ -71,3 +71,53 @@ def test_replay_of_a_model_conformance_finding_compares_model_and_code(tmp_path,
     assert main(["replay", str(path), "--target", "range"]) == 0  # the real range agrees with its model
     assert main(["replay", str(path), "--target", "lag"]) == 2  # no model of lag: a clear error, exit 2
     assert "--target" in capsys.readouterr().err
+
+
+def test_every_kind_of_finding_has_a_replay_that_loads():
+    from assigncheck.findings.replay import KINDS, kind_of
+    from assigncheck.formats.reproducer import Record, TargetRef
+    from assigncheck.impl import import_attr
+
+    ref = TargetRef("range")
+    records = [None, Record(ref, "H4"), Record(ref, "H8", extra={"processes": {}}),
+               Record(ref, "scale.time", extra={"scale": {}}), Record(ref, "model.conformance"),
+               Record(ref, "H1", extra={"live": {}})]
+    assert {kind_of(r) for r in records} | {"codec"} == set(KINDS)
+    assert all(callable(import_attr(where, "finding")) for where in KINDS.values())
+
+
+def test_replay_json_has_each_kinds_keys(tmp_path, capsys):
+    ordinary = str(_reproducer(tmp_path))
+    codec = tmp_path / "codec.json"
+    write_atomic(codec, json.dumps({"target": "codec:subscription", "invariant": "codec.crash",
+                                    "input_base64": base64.b64encode(b"\x00").decode()}))
+    model = save_problem(Problem({"t": 3}, (Member("a", {"t"}), Member("b", {"t"}))), tmp_path / "c.json",
+                         note="gate finding; target=tests.fixtures.broken_assignors:RangeFirstLastSwapped; "
+                              "invariant=model.conformance; stage=proofs; seed=0; message=m")
+    keys = {}
+    for name, path in (("check", ordinary), ("codec", codec), ("model", model)):
+        main(["replay", str(path), "--json"])
+        keys[name] = list(json.loads(capsys.readouterr().out))
+    assert keys == {"check": ["file", "target", "invariant", "reproduces", "summary", "violations"],
+                    "codec": ["file", "target", "reproduces", "summary"],
+                    "model": ["target", "invariant", "reproduces", "summary"]}
+
+
+def test_a_model_finding_on_a_target_no_other_process_can_load_is_replayed_by_its_kind_in_this_process(tmp_path):
+    from assigncheck.findings.confirm import Filing, confirm, loadable
+    from assigncheck.findings.finding import Finding
+    from assigncheck.formats.documents import problem_to_json
+    from assigncheck.formats.reproducer import Record, TargetRef, save
+    from tests.fixtures.broken_assignors import RangeFirstLastSwapped
+
+    class Local(RangeFirstLastSwapped):  # defined here: no other process can load it
+        spec = "local-swapped"
+
+    target = Local()
+    assert not loadable(target)
+    path = save(problem_to_json(Problem({"t": 3}, (Member("a", {"t"}), Member("b", {"t"})))),
+                Record(TargetRef(target.spec), "model.conformance", stage="proofs"), tmp_path / "c.json", "m")
+    finding = Finding("proofs", target.name, "model.conformance", "differs from its model", reproducer=str(path))
+    filing = Filing(tmp_path / "reproducers", budget_s=2.0, minimize_s=6, max_candidates=8)
+    (confirmed,) = confirm([finding], lambda f: target, filing, timeout_s=60)
+    assert confirmed.status == "confirmed", confirmed.why

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 
-from assigncheck.ci.context import PROFILES, Context
-from assigncheck.ci.verdicts import Candidate, settle
+from assigncheck.findings.confirm import Candidate, Filing, settle
 from assigncheck.findings.reproducers import codec_finding, file_name, write_codec
 from assigncheck.formats.documents import load_problem
 from assigncheck.formats.reproducer import record_of
@@ -28,15 +26,15 @@ def _ceiling_problem(racks: bool = True) -> Problem:
 
 def test_the_gate_files_two_raw_shapes_of_one_bug_as_one_minimized_reproducer(tmp_path):
     target = load(CEILING)
-    ctx = Context(replace(PROFILES["quick"], minimize_s=20), tmp_path)
-    from assigncheck.ci.verdicts import check
+    filing = Filing(tmp_path / "reproducers", budget_s=2.0, minimize_s=20, max_candidates=8)
+    from assigncheck.findings.replay import check
 
     candidates = []
     for racks in (True, False):
         problem = _ceiling_problem(racks)
         (violation,) = [v for v in check(target, problem, 0, 2.0) if v.invariant == "balance.perfect"]
         candidates.append(Candidate(problem, violation, 0, f"racks={racks}"))
-    (finding,) = settle("properties", target, candidates, ctx)
+    (finding,) = settle("properties", target, candidates, filing)
     path = tmp_path / "reproducers" / file_name("properties", CEILING, "balance.perfect", finding.signature)
     assert finding.reproducer == str(path)
     assert [p.name for p in (tmp_path / "reproducers").iterdir()] == [path.name]  # the raw files are gone
@@ -44,7 +42,7 @@ def test_the_gate_files_two_raw_shapes_of_one_bug_as_one_minimized_reproducer(tm
     assert record.stage == "properties" and record.signature == finding.signature and record.target.spec == CEILING
     assert len(load_problem(path).members) <= 3
     # the same bug found again in this run (another stage call, a later candidate): a duplicate, not a finding
-    assert settle("properties", target, candidates[:1], ctx) == []
+    assert settle("properties", target, candidates[:1], filing) == []
 
 
 def test_a_codec_finding_is_named_by_its_input_and_written_once(tmp_path):

@@ -12,7 +12,7 @@ from assigncheck.formats.documents import load_problem
 from assigncheck.formats.reproducer import legacy_note_fields, record_of
 from assigncheck.formats.wire import Subscription, encode_subscription
 from assigncheck.fuzz.decode import encode_problem
-from assigncheck.fuzz.harness import AssignorTarget, CodecTarget, Finding, load
+from assigncheck.fuzz.harness import AssignorTarget, CodecTarget, Hit, load
 from assigncheck.spec.model import Member, Problem
 
 CEILING = "tests.fixtures.broken_assignors:CeilingForAllSticky"
@@ -63,8 +63,8 @@ def test_a_finding_is_written_minimized_once_and_its_note_carries_the_input(tmp_
     target = AssignorTarget(CEILING)
     problem = _ceiling_problem()
     data = encode_problem(problem)
-    finding = Finding(CEILING, target.check(problem)[0], problem, data)
-    recorded = target.file(finding, tmp_path, seed=9, minimize_s=30)
+    hit = Hit(CEILING, target.check(problem)[0], problem, data)
+    recorded = target.file(hit, tmp_path, seed=9, minimize_s=30)
     path = recorded.path
     assert recorded.new and path.name.startswith("fuzz-tests.fixtures.broken_assignors_CeilingForAllSticky-"
                                                   "balance.perfect-")
@@ -73,16 +73,16 @@ def test_a_finding_is_written_minimized_once_and_its_note_carries_the_input(tmp_
     rec = record_of(json.loads(path.read_text()))
     assert rec.target.spec == CEILING and rec.invariant == "balance.perfect" and rec.seed == 9
     assert rec.budget_s == target.budget_s and rec.stage == "fuzz"
-    assert rec.signature == Finding(CEILING, finding.violation, saved, data).signature == recorded.signature
+    assert rec.signature == Hit(CEILING, hit.violation, saved, data).signature == recorded.signature
     assert path == tmp_path / file_name("fuzz", CEILING, "balance.perfect", rec.signature)
     assert rec.input == "base64:" + base64.b64encode(data).decode()
     assert "member counts" in rec.message
     assert json.loads(path.read_text())["note"].startswith(f"assignor: {CEILING}. ")  # test_vectors.py's convention
-    again = target.file(finding, tmp_path)
+    again = target.file(hit, tmp_path)
     assert (again.path, again.new) == (path, False)  # the same signature: a duplicate
     assert [p.name for p in tmp_path.iterdir()] == [path.name]  # no temporary files left behind
     rackless = problem.replace(partition_racks=None, members=tuple(replace(m, rack=None) for m in problem.members))
-    again = target.file(Finding(CEILING, target.check(rackless)[0], rackless, data), tmp_path, minimize_s=30)
+    again = target.file(Hit(CEILING, target.check(rackless)[0], rackless, data), tmp_path, minimize_s=30)
     assert (again.path, again.new) == (path, False)  # another raw shape that shrinks to it: named, never deleted
     assert [p.name for p in tmp_path.iterdir()] == [path.name]
 

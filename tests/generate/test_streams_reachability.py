@@ -4,9 +4,8 @@ file in a fresh process, and minimizing keeps a reachable Streams problem reacha
 
 from __future__ import annotations
 
-from assigncheck.ci.context import PROFILES, Context
-from assigncheck.ci.results import Finding
-from assigncheck.ci.verdicts import confirm
+from assigncheck.findings.confirm import Filing, confirm
+from assigncheck.findings.finding import Finding
 from assigncheck.findings.minimize import candidates, minimize
 from assigncheck.findings.reproducers import Reproducers
 from assigncheck.findings.signature import UNREACHABLE_STREAMS, keeps_its_shape, unreachable
@@ -64,17 +63,17 @@ def _finding(tmp_path, spec, problem):
 
 
 def test_a_finding_on_contested_actives_is_unreachable_and_a_reachable_one_confirmed(tmp_path):
-    ctx = Context(PROFILES["quick"], tmp_path)
+    filing = Filing(tmp_path / "reproducers", budget_s=2.0, minimize_s=6, max_candidates=8)
     spec = "tests.fixtures.streams_targets:ForgetsPrevious"
     target, contested = _finding(tmp_path / "contested", spec, CONTESTED)
     _, reachable = _finding(tmp_path / "reachable", spec, REACHABLE)
-    (u, c) = confirm([contested, reachable], lambda f: target, ctx, 120.0)
+    (u, c) = confirm([contested, reachable], lambda f: target, filing, 120.0)
     assert u.status == "unreachable" and "two clients" in u.why, (u.status, u.why)
     assert c.status == "confirmed", (c.status, c.why)
     # the same output from a target that takes any claims: the contested finding counts
     spec = "tests.fixtures.streams_targets:ForgetsPreviousAnyClaims"
     target, contested = _finding(tmp_path / "any", spec, CONTESTED)
-    (a,) = confirm([contested], lambda f: target, ctx, 120.0)
+    (a,) = confirm([contested], lambda f: target, filing, 120.0)
     assert a.status == "confirmed", (a.status, a.why)
 
 

@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from assigncheck.ci import commands
-from assigncheck.ci.context import Terminated, ctrl_c_stops, exit_code
 from assigncheck.ci.flag_types import one_line
 from assigncheck.run.cache import keep_state_in_cache
+from assigncheck.run.interrupt import Terminated, ctrl_c_stops, exit_code
 from assigncheck.spec.errors import InputError
 
 

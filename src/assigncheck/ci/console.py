@@ -10,7 +10,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from assigncheck.ci.results import STATUSES, Bug, GateResult, StageResult, bounded_result
+from assigncheck.ci.results import GateResult, StageResult, bounded_result
+from assigncheck.findings.finding import STATUSES, Bug
 from assigncheck.formats.bounded import bounded
 
 LINE = 200  # characters of a finding's message on the terminal (the reports hold more)

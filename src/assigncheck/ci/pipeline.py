@@ -12,7 +12,7 @@ publishes it (the reproducers, the fuzz corpus, the campaign rows) only when eve
 an earlier run is resumed or aggregated, and an interrupted run (Ctrl-C) leaves the previous reports as they were.
 
 A finding fails the gate only once its reproducer, replayed from the file alone in a fresh process, shows
-the same invariant broken (`ci.verdicts.confirm`).
+the same invariant broken (`findings.confirm.confirm`).
 """
 
 from __future__ import annotations
@@ -25,11 +25,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from assigncheck.ci.context import PROFILES, Context, Profile, Progress, ctrl_c_stops
-from assigncheck.ci.results import Finding, GateResult, StageResult
+from assigncheck.ci.context import PROFILES, Context, Profile, Progress
+from assigncheck.ci.results import GateResult, StageResult
 from assigncheck.ci.stages import STAGES, StageRun
-from assigncheck.ci.verdicts import confirm
+from assigncheck.findings.confirm import confirm
+from assigncheck.findings.finding import Finding
 from assigncheck.run.calls import hang_limit
+from assigncheck.run.interrupt import ctrl_c_stops
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.promises import Assignor
 
@@ -102,7 +104,7 @@ def _confirmed(stage: StageResult, targets: Sequence[Assignor], ctx: Context) ->
     by_name = {t.name: t for t in targets}
     if stage.findings:
         ctx.progress(Progress(stage.stage, stage.target, "replaying", f"{len(stage.findings)} finding(s)"))
-        stage.findings = confirm(stage.findings, lambda f: by_name.get(f.target), ctx,
+        stage.findings = confirm(stage.findings, lambda f: by_name.get(f.target), ctx.filing,
                                  4 * hang_limit(ctx.profile.budget_s) + 60)
     if stage.work is not None and stage.work.short:
         stage.notes.append(f"ran {stage.work}: under half of its nominal work")

@@ -11,7 +11,8 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 from assigncheck.ci.plots import plots
-from assigncheck.ci.results import STATUSES, Bug, Finding, GateResult, StageResult, bounded_result
+from assigncheck.ci.results import GateResult, StageResult, bounded_result
+from assigncheck.findings.finding import STATUSES, Bug, Finding
 from assigncheck.formats.bounded import bounded
 from assigncheck.formats.documents import write_atomic
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from assigncheck.findings.replay import CODEC, On, Replayed, Reproducer
 from assigncheck.findings.reproducers import Filed, Reproducers, write_codec
 from assigncheck.findings.signature import signature
 from assigncheck.formats import wire as codec
@@ -44,7 +45,10 @@ CODEC_TARGETS: dict[str, tuple[Callable[[bytes], Any], Callable[[Any], bytes]]] 
 
 
 @dataclass(frozen=True)
-class Finding:
+class Hit:
+    """A raw fuzz hit: a violation an input provoked on the problem it reached, before it is filed (minimized,
+    one reproducer per signature) as a finding."""
+
     target: str
     violation: Violation
     problem: AnyProblem
@@ -52,7 +56,7 @@ class Finding:
 
     @property
     def signature(self) -> str:
-        """What tells this finding from others (`findings.signature.signature`)."""
+        """What tells this hit's bug from others (`findings.signature.signature`)."""
         return signature(self.violation, self.problem)
 
 
@@ -112,7 +116,7 @@ class AssignorTarget:
             pass
         return reached or [problem]
 
-    def run(self, data: bytes) -> list[Finding]:
+    def run(self, data: bytes) -> list[Hit]:
         """Every violation this input provokes, on the first problem it reaches that has any. An input that
         decodes to what an earlier one did (libFuzzer often mutates bytes the decoder never reads: ~30% of its
         inputs) was judged already; the check is deterministic, and H8 runs the assignor twice anyway."""
@@ -125,20 +129,19 @@ class AssignorTarget:
         for problem in self._reached(decoded):
             violations = self.check(problem)
             if violations:
-                return [Finding(self.spec, v, problem, data) for v in violations]
+                return [Hit(self.spec, v, problem, data) for v in violations]
         return []
 
     def reproduces(self, problem: AnyProblem, invariant: str, cause: str | None = None) -> bool:
         """Whether `problem` breaks `invariant` (with this crash `cause`, when given)."""
         return any(v.invariant == invariant and cause in (None, v.cause) for v in self.check(problem))
 
-    def file(self, finding: Finding, out_dir: str | Path, *, seed: int | None = None, minimize_s: float = 20.0
-             ) -> Filed:
-        """The finding's minimized reproducer, unless its signature is on disk already (`findings.reproducers`;
+    def file(self, hit: Hit, out_dir: str | Path, *, seed: int | None = None, minimize_s: float = 20.0) -> Filed:
+        """The hit's minimized reproducer, unless its signature is on disk already (`findings.reproducers`;
         a job may find another job's file there)."""
         filing = Reproducers.of(out_dir, "fuzz", self.assignor, self.budget_s, self.ref)
-        return filing.file(finding.problem, finding.violation, self.check, seed=self.seed if seed is None else seed,
-                           minimize_s=minimize_s, data=finding.data)
+        return filing.file(hit.problem, hit.violation, self.check, seed=self.seed if seed is None else seed,
+                           minimize_s=minimize_s, data=hit.data)
 
 
 class CodecTarget:
@@ -165,6 +168,17 @@ class CodecTarget:
     def file(self, violation: Violation, data: bytes, out_dir: str | Path, seed: int | None = None) -> Path | None:
         """The finding's reproducer (its input bytes); None when that input's file is on disk already."""
         return write_codec(out_dir, self.spec, violation, data, seed)
+
+
+def replay_codec(found: Reproducer, on: On) -> Replayed:
+    """A codec finding replayed (the `codec` kind of `findings.replay`): its input bytes decoded again by its
+    decoder, or by the one `on` names."""
+    assert found.codec is not None, "a codec finding has its decoder and input"
+    name, data = found.codec
+    target = on.ref.spec if on.ref is not None else name
+    violation = CodecTarget(target).run(data)
+    return Replayed(bool(violation), f"reproduces: {violation}" if violation else f"no longer reproduces on {target}",
+                    target, found.file, keys=CODEC)
 
 
 def kind_of(spec: str) -> str:

@@ -79,15 +79,15 @@ class Job:
         from assigncheck.fuzz.harness import AssignorTarget
 
         if isinstance(self.target, AssignorTarget):
-            for finding in self.target.run(data):
-                known = self.recorded.setdefault(raw_key(finding.violation), [])
-                mine = telling(finding.problem)
+            for hit in self.target.run(data):
+                known = self.recorded.setdefault(raw_key(hit.violation), [])
+                mine = telling(hit.problem)
                 if len(known) >= self.PER_KEY or any(f <= mine for f in known):
                     continue
-                written = self.target.file(finding, self.out, seed=self.seed, minimize_s=self.minimize_s)
+                written = self.target.file(hit, self.out, seed=self.seed, minimize_s=self.minimize_s)
                 kept = load_problem_quietly(written.path)
                 known.append((telling(kept) if kept is not None else frozenset()) or mine)
-                print(f"FINDING {'new' if written.new else 'known'} {finding.violation.invariant} {written.path}",
+                print(f"FINDING {'new' if written.new else 'known'} {hit.violation.invariant} {written.path}",
                       file=sys.stderr, flush=True)
             return
         violation = self.target.run(data)

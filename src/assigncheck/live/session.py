@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from assigncheck.findings.replay import LIVE, On, Replayed, Reproducer, Seen
 from assigncheck.findings.reproducers import Reproducers
 from assigncheck.formats.documents import dumps
 from assigncheck.formats.reproducer import Record, TargetRef
@@ -143,6 +144,20 @@ def replay(record: Record, bootstrap: str | None = None) -> tuple[bool, LiveResu
     spec = LiveSpec.from_json(record.extra.get("live"))
     result = check_live(spec, bootstrap)
     return any(v.invariant == record.invariant for _, v in result.violations), result
+
+
+def replay_live(found: Reproducer, on: On) -> Replayed:
+    """A live finding replayed (the `live` kind of `findings.replay`): its schedule run again, on a fresh
+    broker, with the client its file names (`on` has nothing to change: the file says it all)."""
+    record = found.record
+    assert record is not None, "a live finding has a record"
+    again, result = replay(record)
+    name = result.spec.client
+    summary = (f"reproduces: {record.invariant} on a fresh broker with {name}" if again else
+               f"no longer reproduces: {record.invariant} not seen with {name}")
+    return Replayed(again, summary, record.target.spec, found.file, record.invariant,
+                    tuple(Seen(v, v.invariant == record.invariant, step) for step, v in result.violations),
+                    seconds=result.seconds, stepped=True, keys=LIVE)
 
 
 def minimize(spec: LiveSpec, still_fails: Callable[[LiveSpec], bool]) -> LiveSpec:

@@ -92,7 +92,7 @@ def _breaks(invariant: str, bootstrap: str | None, spec: Any) -> bool:
 
 def confirm(path: Path, timeout_s: float) -> tuple[bool, str]:
     """Replay a reproducer in a fresh process (on a fresh broker): (does it break again, what replay said)."""
-    from assigncheck.ci.verdicts import replay_in_fresh_process
+    from assigncheck.findings.confirm import replay_in_fresh_process
 
     code, answer, err = replay_in_fresh_process(str(path), timeout_s)
     if code == 1:

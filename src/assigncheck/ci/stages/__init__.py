@@ -8,8 +8,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
-from assigncheck.ci.context import Context, Progress, stop_if_interrupted
+from assigncheck.ci.context import Context, Progress
 from assigncheck.ci.results import StageResult
+from assigncheck.run.interrupt import stop_if_interrupted
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.promises import Assignor
 

@@ -20,7 +20,7 @@ from typing import Any
 from assigncheck.ci.context import Context, Progress
 from assigncheck.ci.results import StageResult, Work
 from assigncheck.ci.stages import guarded
-from assigncheck.ci.verdicts import Candidate, settle
+from assigncheck.findings.confirm import Candidate, settle
 from assigncheck.findings.reproducers import NOT_MINIMIZED
 from assigncheck.findings.signature import raw_key
 from assigncheck.formats.documents import problem_from_json
@@ -57,7 +57,7 @@ def plot_rows(rows: list[dict[str, Any]], key: str, name: str, seed: int
 
 def _candidates(target: Assignor, per: dict[str, Any], budget_s: float) -> list[Candidate]:
     """The campaign's example problems per raw key, each with the violation the target shows on it."""
-    from assigncheck.ci.verdicts import check
+    from assigncheck.findings.replay import check
 
     found = []
     for key, info in per.get("raw", {}).items():
@@ -119,7 +119,7 @@ def _campaign(targets: Sequence[Assignor], profile_name: str, directory: str, de
         result.promises = said[0] if len(said) == 1 else None
         if result.promises is not None and result.promises != target.promises.to_text():
             result.error = f"the executors enforced {result.promises!r}, not {target.promises.to_text()!r}"
-        result.findings = settle("campaign", target, _candidates(target, per, profile.budget_s), ctx)
+        result.findings = settle("campaign", target, _candidates(target, per, profile.budget_s), ctx.filing)
         done = per.get("rows", 0)
         result.work = Work(done, spec.instances, "instances")
         if done < spec.instances:

@@ -13,9 +13,10 @@ import io
 import time
 
 from assigncheck.ci.context import Context
-from assigncheck.ci.results import Finding, StageResult, Work
+from assigncheck.ci.results import StageResult, Work
 from assigncheck.ci.stages import each_target
-from assigncheck.ci.verdicts import from_files
+from assigncheck.findings.confirm import from_files
+from assigncheck.findings.finding import Finding
 from assigncheck.spec.promises import Assignor
 
 # Wall-clock seconds for a target that is not a built-in, whose execs cost more: a round trip to its program

@@ -14,9 +14,11 @@ import shlex
 import time
 from pathlib import Path
 
-from assigncheck.ci.context import Context, Progress, stop_if_interrupted
-from assigncheck.ci.results import Finding, StageResult, Work
+from assigncheck.ci.context import Context, Progress
+from assigncheck.ci.results import StageResult, Work
 from assigncheck.ci.stages import each_target
+from assigncheck.findings.finding import Finding
+from assigncheck.run.interrupt import stop_if_interrupted
 from assigncheck.spec.promises import Assignor
 from assigncheck.targets import registry
 
@@ -64,7 +66,7 @@ def check_target(target: Assignor, ctx: Context) -> StageResult:
     started = time.monotonic()
     result = StageResult("live", target.name, promises=promises)
     result.checked = CHECKED + (("live.conformance",) if outcome_check.conformance_target(live_client) else ())
-    out = ctx.work_dir / "reproducers"
+    out = ctx.filing.directory
     out.mkdir(parents=True, exist_ok=True)
     done = 0
     with Broker() as broker:

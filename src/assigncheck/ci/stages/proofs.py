@@ -7,12 +7,14 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from assigncheck.ci.context import Context, stop_if_interrupted
-from assigncheck.ci.results import Finding, StageResult, Work
+from assigncheck.ci.context import Context
+from assigncheck.ci.results import StageResult, Work
 from assigncheck.ci.stages import each_target
-from assigncheck.ci.verdicts import Candidate, Collector, reproducers, settle
+from assigncheck.findings.confirm import Candidate, Collector, reproducers, settle
+from assigncheck.findings.finding import Finding
 from assigncheck.findings.signature import signature
 from assigncheck.run import breaker
+from assigncheck.run.interrupt import stop_if_interrupted
 from assigncheck.spec.model import AnyProblem, Problem, Protocol, StreamsProblem
 from assigncheck.spec.promises import Assignor, problem_kind
 from assigncheck.spec.violations import Violation, judged_as
@@ -63,7 +65,7 @@ def _prove(target: Assignor, model: Model, ctx: Context) -> StageResult:
         how = f"Z3 model {proof.model} refutes {outcome.invariant} at shape {outcome.shape}"
         violation = on_code[0] if on_code else Violation(invariant, f"{how}; the code does not break it")
         candidates.append(Candidate(outcome.problem, violation, ctx.seed, how))
-    result.findings = settle("proofs", target, candidates, ctx)
+    result.findings = settle("proofs", target, candidates, ctx.filing)
     proved = sum(o.status == "proved" for o in proof.outcomes.values())
     seconds = max(ctx.profile.proofs_s - (time.monotonic() - started), MIN_REPLAY_S)
     agreed = _replay(target, model, bound, seconds, ctx, result)
@@ -105,7 +107,7 @@ def _disagrees(result: StageResult, target: Assignor, problem: AnyProblem, messa
     """A model.conformance finding on `problem`, its reproducer written."""
     violation = Violation("model.conformance", message)
     sig = signature(violation, problem)
-    path = reproducers(ctx, "proofs", target).write(problem, violation, seed=ctx.seed, signature=sig)
+    path = reproducers(ctx.filing, "proofs", target).write(problem, violation, seed=ctx.seed, signature=sig)
     result.findings.append(Finding.of("proofs", target.name, violation, reproducer=str(path), seed=ctx.seed,
                                       signature=sig))
 
@@ -144,7 +146,7 @@ def _exhaust(target: Assignor, ctx: Context) -> StageResult:
             result.notes.append(breaker.NOTE)
             complete = False
             break
-    result.findings += settle("proofs", target, collector.candidates(), ctx)
+    result.findings += settle("proofs", target, collector.candidates(), ctx.filing)
     result.work = Work(checked, ctx.profile.exhaustive_problems, "problems")
     result.stats.update(bound=str(bound), protocol=protocol, complete=complete)
     return result
@@ -199,7 +201,7 @@ def _prove_streams(target: Assignor, ctx: Context) -> StageResult:
                 what = f"the code raised {type(e).__name__}: {e}"[:300]
             _disagrees(result, target, problem, f"Z3 model streams-sticky disagrees with the code ({bound}): {what}",
                        ctx)
-    result.findings += settle("proofs", target, candidates, ctx)
+    result.findings += settle("proofs", target, candidates, ctx.filing)
     result.stats["model_equals_code"] = agreed
     return result
 
@@ -225,7 +227,7 @@ def _sample_streams(target: Assignor, bound: StreamsBound, ctx: Context) -> Stag
             result.notes.append(breaker.NOTE)
             complete = False
             break
-    result.findings += settle("proofs", target, collector.candidates(), ctx)
+    result.findings += settle("proofs", target, collector.candidates(), ctx.filing)
     result.work = Work(checked, ctx.profile.exhaustive_problems, "problems")
     result.stats.update(bound=str(bound), complete=complete)
     return result

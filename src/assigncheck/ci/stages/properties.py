@@ -1,8 +1,8 @@
 """Gate stage `properties`: hypothesis drives the spec's strategies through the target and the checker.
 
-The test body never fails: every failing example goes to a `Collector` (`ci.verdicts`) and generation goes on to the
+The test body never fails: every failing example goes to a `Collector` (`findings.confirm`) and generation goes on to the
 end of the budget, so one bug cannot hide the others and a flaky target cannot make hypothesis give up
-(`FlakyFailure`). The collected failures are minimized and confirmed like every stage's (`ci.verdicts`).
+(`FlakyFailure`). The collected failures are minimized and confirmed like every stage's (`findings.confirm`).
 """
 
 from __future__ import annotations
@@ -10,11 +10,13 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from assigncheck.ci.context import Context, stop_if_interrupted
-from assigncheck.ci.results import Finding, StageResult, Work
+from assigncheck.ci.context import Context
+from assigncheck.ci.results import StageResult, Work
 from assigncheck.ci.stages import each_target
-from assigncheck.ci.verdicts import Collector, settle
+from assigncheck.findings.confirm import Collector, settle
+from assigncheck.findings.finding import Finding
 from assigncheck.run import breaker
+from assigncheck.run.interrupt import stop_if_interrupted
 from assigncheck.spec.promises import Assignor, problem_kind
 
 HARD_IDS = ("H1", "H2", "H3", "H4", "H5", "H6", "H7", "H8")
@@ -90,7 +92,7 @@ def check_target(target: Assignor, ctx: Context) -> StageResult:
     from hypothesis import HealthCheck, given, settings
     from hypothesis import seed as fix_seed
 
-    from assigncheck.ci.processes import Sample
+    from assigncheck.ci.h8_sample import Sample
     from assigncheck.run.assignor_check import check_assignor
     from assigncheck.run.gc import loaded_frozen
 
@@ -125,7 +127,7 @@ def check_target(target: Assignor, ctx: Context) -> StageResult:
                 holds()
         except _Stop:
             pass
-        result.findings = settle("properties", target, collector.candidates(), ctx)
+        result.findings = settle("properties", target, collector.candidates(), ctx.filing)
         sample.settle("properties", result)
     finally:
         sample.close()

@@ -21,13 +21,15 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from assigncheck.ci.context import Context, stop_if_interrupted
-from assigncheck.ci.results import Finding, StageResult, Work
+from assigncheck.ci.context import Context
+from assigncheck.ci.results import StageResult, Work
 from assigncheck.ci.stages import each_target
-from assigncheck.ci.verdicts import Collector, reproducers, settle
+from assigncheck.findings.confirm import Collector, reproducers, settle
+from assigncheck.findings.finding import Finding
 from assigncheck.generate import ladder
 from assigncheck.run import breaker
 from assigncheck.run import scale as sc
+from assigncheck.run.interrupt import stop_if_interrupted
 from assigncheck.spec.promises import Assignor, problem_kind
 from assigncheck.spec.violations import Violation
 
@@ -182,7 +184,7 @@ class _Ladder:
             info["base"] = {"rung": text, "size": size, "cpu_s": round(seconds, 4),
                             "problem": problem_to_json(protocol_form(base_problem, self.target.promises))}
         sig = signature(violation, sent)
-        path = reproducers(self.ctx, "scale", self.target).write(
+        path = reproducers(self.ctx.filing, "scale", self.target).write(
             sent, violation, seed=self.ctx.seed, signature=sig,
             how=f"scale ladder rung {rung.text}, {series}, seed {self.ctx.seed}", extra={"scale": info})
         self.findings.append(Finding.of("scale", self.target.name, violation, reproducer=str(path), seed=self.ctx.seed,
@@ -250,7 +252,7 @@ def check_target(target: Assignor, ctx: Context) -> StageResult:
     climb = _Ladder(target, ctx)
     with loaded_frozen():  # the target is loaded: collections walk only what the calls make
         timed = climb.climb(rungs, started + ctx.profile.scale_s)
-    result.findings = climb.findings + settle("scale", target, climb.collector.candidates(), ctx)
+    result.findings = climb.findings + settle("scale", target, climb.collector.candidates(), ctx.filing)
     result.work = Work(timed, len(rungs), "rungs")
     result.stats = climb.stats()
     if climb.stopped.startswith(("the stage's", "circuit breaker")):

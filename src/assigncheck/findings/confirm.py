@@ -3,10 +3,15 @@
 1. A stage offers each failing problem to a `Collector`, which keeps a few raw candidates per raw key
    (invariant and crash cause) and goes on: stages run to the end of their budget, whatever they find.
 2. `settle` files each candidate through the one path every finding takes (`findings.reproducers`: minimized,
-   one reproducer per signature) in the run's `reproducers/` directory.
+   one reproducer per signature) in the run's reproducer directory (`Filing`).
 3. `confirm` replays every reproducer from the file alone, in a fresh process (`assigncheck replay FILE
-   --json`): only a finding that breaks the same invariant there fails the gate. Findings on problems no real
-   group can produce are listed apart as unreachable, and neither kind fails the gate.
+   --json`): only a finding that breaks the same invariant there fails the gate. A target no other process
+   can load is replayed from the file in this process instead, by the same dispatch (`findings.replay`).
+   Findings on problems no real group can produce are listed apart as unreachable, and neither kind fails the
+   gate.
+
+The run's directory and the profile's budgets come in a `Filing` (the gate builds it from its context), so
+this module knows nothing of the gate that calls it.
 """
 
 from __future__ import annotations
@@ -18,10 +23,11 @@ import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
-from assigncheck.ci.context import Context, stop_if_interrupted
-from assigncheck.ci.results import Finding
+from assigncheck.findings.finding import Finding
+from assigncheck.findings.replay import On, Reproducer, Seen, check, kind_of, replay
 from assigncheck.findings.reproducers import Judge, Reproducers
 from assigncheck.findings.signature import raw_key, signature, telling, unreachable
 from assigncheck.formats.documents import load_problem
@@ -32,6 +38,16 @@ from assigncheck.spec.promises import Assignor
 from assigncheck.spec.violations import Violation
 
 PER_KEY = 3  # raw candidates kept per raw key: other shapes of the same invariant may be other bugs
+
+
+@dataclass(frozen=True)
+class Filing:
+    """Where a run files its findings' reproducers, and the budgets it files and confirms them with."""
+
+    directory: Path  # the run's reproducer directory
+    budget_s: float  # H7: CPU seconds one assign call may take (a file that records none is replayed with it)
+    minimize_s: float  # per distinct failure
+    max_candidates: int  # distinct raw failures a stage minimizes per target (its `Collector`'s cap)
 
 
 @dataclass(frozen=True)
@@ -68,34 +84,24 @@ class Collector:
         return [c for kept in self.kept.values() for c in kept]
 
 
-def check(target: Assignor, problem: AnyProblem, seed: int, budget_s: float, hang_s: float | None = None
-          ) -> list[Violation]:
-    from assigncheck.run.assignor_check import check_assignor
-
-    stop_if_interrupted()  # minimization calls this in a loop
-
-    return list(check_assignor(target, problem, seed=seed, budget_s=budget_s, hang_s=hang_s,
-                               measure=False)[1].violations)
-
-
-def reproducers(ctx: Context, stage: str, target: Assignor) -> Reproducers:
+def reproducers(filing: Filing, stage: str, target: Assignor) -> Reproducers:
     """Where a stage files a target's findings in this run (`findings.reproducers`)."""
-    return Reproducers.of(ctx.work_dir / "reproducers", stage, target, ctx.profile.budget_s)
+    return Reproducers.of(filing.directory, stage, target, filing.budget_s)
 
 
-def settle(stage: str, target: Assignor, candidates: Sequence[Candidate], ctx: Context, judge: Judge | None = None,
-           extra: dict[str, Any] | None = None) -> list[Finding]:
+def settle(stage: str, target: Assignor, candidates: Sequence[Candidate], filing: Filing,
+           judge: Judge | None = None, extra: dict[str, Any] | None = None) -> list[Finding]:
     """File each candidate (minimized, one reproducer per signature), status "unconfirmed" until `confirm`
     has replayed it. `judge` gives the violations on a problem instead of `check`; `extra` goes into each
     reproducer's record (what replay needs besides the target, such as H8's two processes)."""
-    filing = reproducers(ctx, stage, target)
+    files = reproducers(filing, stage, target)
     findings: list[Finding] = []
     for cand in candidates:
         def default(p: AnyProblem, seed: int = cand.seed) -> list[Violation]:
-            return check(target, p, seed, ctx.profile.budget_s)
+            return check(target, p, seed, filing.budget_s)
 
-        filed = filing.file(cand.problem, cand.violation, judge or default, seed=cand.seed,
-                            minimize_s=ctx.profile.minimize_s, how=cand.how, extra=extra)
+        filed = files.file(cand.problem, cand.violation, judge or default, seed=cand.seed,
+                           minimize_s=filing.minimize_s, how=cand.how, extra=extra)
         if filed.new:
             findings.append(Finding.of(stage, target.name, filed.violation, reproducer=str(filed.path),
                                        seed=cand.seed, signature=filed.signature))
@@ -176,25 +182,6 @@ def replay_in_fresh_process(path: str, timeout_s: float) -> tuple[int, dict[str,
     return proc.returncode, answer, err.strip()[-300:]
 
 
-H8_TRIES = 5  # a nondeterministic target may agree with itself a few times in a row
-
-
-def reproduces(target: Assignor, problem: AnyProblem, invariant: str | None, seed: int, budget_s: float,
-               hang_s: float | None = None) -> tuple[list[Violation], list[Violation], int]:
-    """Check `problem` again: (every violation, those of `invariant` (all when None), tries). Nondeterminism
-    (H8) shows when two runs of one input differ, which may take a few tries."""
-    from assigncheck.spec.violations import judged_as
-
-    wanted = judged_as(invariant) if invariant else None
-    tries = H8_TRIES if wanted == "H8" else 1
-    violations: list[Violation] = []
-    attempt = 0
-    while attempt < tries and not any(wanted in (None, v.invariant) for v in violations):
-        attempt += 1
-        violations = check(target, problem, seed, budget_s, hang_s)
-    return violations, [v for v in violations if wanted in (None, v.invariant)], attempt
-
-
 def size(problem: AnyProblem) -> int:
     """Members + partitions (Streams: clients + tasks): which of a bug's reproducers is the smallest."""
     if isinstance(problem, Problem):
@@ -205,19 +192,13 @@ def size(problem: AnyProblem) -> int:
 def also(problem: AnyProblem, violations: Sequence[Violation], matching: Sequence[Violation]
          ) -> tuple[tuple[str, str], ...]:
     """(invariant, signature) of each other violation the replay saw on the partitions the finding's own
-    violation names: what `results.bugs` lists as consequences of one bug."""
+    violation names: what `findings.finding.bugs` lists as consequences of one bug."""
     mine = {p for v in matching for p in v.partitions}
     return tuple(dict.fromkeys((v.invariant, signature(v, problem)) for v in violations
                                if v not in matching and mine.intersection(v.partitions)))
 
 
-def _violation(doc: dict[str, Any]) -> Violation:
-    """A violation as `assigncheck replay --json` printed it."""
-    return Violation(doc["invariant"], doc["message"], tuple(doc.get("members", ())),
-                     tuple((t, i) for t, i in doc.get("partitions", ())), doc.get("cause", ""))
-
-
-def confirm(findings: Sequence[Finding], target_of: Callable[[Finding], Assignor | None], ctx: Context,
+def confirm(findings: Sequence[Finding], target_of: Callable[[Finding], Assignor | None], filing: Filing,
             timeout_s: float) -> list[Finding]:
     """Each finding with its status: unreachable (its problem), confirmed (replayed in a fresh process) or
     unconfirmed (did not replay; `why` says what replay said). A target no other process can load (a Python
@@ -240,23 +221,17 @@ def confirm(findings: Sequence[Finding], target_of: Callable[[Finding], Assignor
             return replace(f, status="unreachable", why="; ".join(why))
         if target is not None and not loadable(target):
             assert record is not None
-            budget = record.budget_s or ctx.profile.budget_s
-            if "scale" in record.extra:  # a timing finding: timed again (run.scale)
-                from assigncheck.run.scale import retime
-
-                violations = matching = retime(target, problem, record.extra["scale"], budget, record.hang_s)[0]
-            else:
-                violations, matching, _ = reproduces(target, problem, record.invariant, record.seed, budget,
-                                                     record.hang_s)
+            here = replay(Reproducer(path, kind_of(record), problem, record),
+                          On(record.budget_s or filing.budget_s, target=target, hang_s=record.hang_s))
             where = "replayed from the file in the gate's process (the target cannot be loaded by another)"
-            return replace(f, status="confirmed" if matching else "unconfirmed",
-                           why="" if matching else f"{where}: no longer reproduces",
-                           also=also(problem, violations, matching))
+            return replace(f, status="confirmed" if here.reproduces else "unconfirmed",
+                           why="" if here.reproduces else f"{where}: no longer reproduces",
+                           also=also(problem, [s.violation for s in here.violations], here.matching))
         code, answer, err = replay_in_fresh_process(path, timeout_s)
         if code == 1:
-            seen = [(_violation(v), bool(v.get("matches"))) for v in (answer or {}).get("violations", ())]
+            seen = [Seen.from_json(v) for v in (answer or {}).get("violations", ())]
             return replace(f, status="confirmed", why="",
-                           also=also(problem, [v for v, _ in seen], [v for v, m in seen if m]))
+                           also=also(problem, [s.violation for s in seen], [s.violation for s in seen if s.matches]))
         said = (answer or {}).get("summary") or err or f"exit code {code}"
         return replace(f, status="unconfirmed", why=f"replay from the file alone: {said}")
 
@@ -270,3 +245,7 @@ def confirm(findings: Sequence[Finding], target_of: Callable[[Finding], Assignor
         raise
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
+
+
+__all__ = ["Candidate", "Collector", "Filing", "PER_KEY", "also", "confirm", "from_files", "loadable",
+           "replay_in_fresh_process", "reproducers", "settle", "size"]

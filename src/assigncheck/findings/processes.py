@@ -3,37 +3,31 @@
 Within one process an assignor may iterate a set of member ids in one stable order, so two runs agree (H8's own
 check, `spec.assignment_check`), while another process, with another string hash seed, iterates it in another:
 two leaders, or one leader after a restart, then assign one group differently and partitions move for nothing.
-The properties stage therefore replays a seeded sample of its problems in two processes of the target (`targets.worker`:
-any kind of target; a `cmd:` or `java:` program runs under it), started with two different values of one
-environment variable: `PYTHONHASHSEED` (values 1 and 2 at `--seed 0`), or the variable `--h8-env` names for a
-runtime with another knob. Two different answers (or an answer and a failure) are an H8 finding with cause
-`processes`, unless the first process also disagrees with itself (in-process nondeterminism, which H8's own
-check reports). Its reproducer records the variable and both values, and `assigncheck replay` compares two
-fresh processes started the same way.
+The properties stage therefore replays a seeded sample of its problems (`ci.h8_sample`) in two processes of the
+target (`Pair`, over `targets.worker`: any kind of target; a `cmd:` or `java:` program runs under it), started
+with two different values of one environment variable: `PYTHONHASHSEED` (values 1 and 2 at `--seed 0`), or the
+variable `--h8-env` names for a runtime with another knob. Two different answers (or an answer and a failure)
+are an H8 finding with cause `processes`, unless the first process also disagrees with itself (in-process
+nondeterminism, which H8's own check reports). Its reproducer records the variable and both values, and
+`replay` (what `assigncheck replay` runs for it, `findings.replay`) compares two fresh processes started the
+same way.
 """
 
 from __future__ import annotations
 
-import random
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from assigncheck.ci.context import Context, stop_if_interrupted
-from assigncheck.ci.results import StageResult, Work
 from assigncheck.formats.reproducer import TargetRef
 from assigncheck.run import breaker
 from assigncheck.spec.errors import FormatError, InputError, TargetFailure
 from assigncheck.spec.model import AnyProblem, Assignment, Problem, StreamsProblem
-from assigncheck.spec.promises import Assignor
 from assigncheck.spec.violations import Violation
 
 ENV = "PYTHONHASHSEED"
 CAUSE = "processes"
-SAMPLE = {"quick": (200, 5.0), "full": (1000, 30.0)}  # problems compared per target, at most this many seconds
 WARM_HANG_S = 120.0  # the first call of a process loads the target (a JVM, numba's cached kernels)
 TRIES = 5  # replay: nondeterminism beyond the variable may agree with itself a few times in a row
-CHUNK = 25  # problems asked of each process in one batch request
 
 
 class NotCompared(Exception):
@@ -159,82 +153,6 @@ class Pair:
         return [Violation("H8", what, tuple(diff[:CAP]), cause=CAUSE)]
 
 
-@dataclass
-class Sample:
-    """A seeded sample of a stage's problems (reservoir sampling), compared across two processes at its end."""
-
-    target: Assignor
-    ctx: Context
-    seen: int = 0
-    problems: list[AnyProblem] = field(default_factory=list)
-    pair: Pair | None = None
-    why_not: str = ""
-
-    def __post_init__(self) -> None:
-        from assigncheck.ci.verdicts import loadable
-        from assigncheck.targets.registry import ref_of
-
-        self.size, self.seconds = SAMPLE.get(self.ctx.profile.name, SAMPLE["quick"])
-        self.rng = random.Random(self.ctx.seed)
-        self.processes = Processes.of(self.ctx.h8_env, self.ctx.seed)
-        if not loadable(self.target):
-            self.why_not = "no other process can load this target"
-            return
-        self.pair = Pair(ref_of(self.target), self.processes, self.target.name)
-        self.pair.start()
-
-    def offer(self, problem: AnyProblem) -> None:
-        from assigncheck.spec.groups import protocol_form
-
-        problem = protocol_form(problem, self.target.promises)
-        self.seen += 1
-        if len(self.problems) < self.size:
-            self.problems.append(problem)
-        else:
-            k = self.rng.randrange(self.seen)
-            if k < self.size:
-                self.problems[k] = problem
-
-    def close(self) -> None:
-        if self.pair is not None:
-            self.pair.close()
-
-    def settle(self, stage: str, result: StageResult) -> None:
-        """Compare the sample in the two processes and add the findings, the work done and any note to
-        `result`."""
-        from assigncheck.ci.verdicts import Collector, settle
-
-        label = f"H8 across processes ({self.processes})"
-        if self.pair is None:
-            result.notes.append(f"{label}: not checked: {self.why_not}")
-            return
-        budget = self.ctx.profile.budget_s
-        collector = Collector(self.ctx.profile.max_candidates)
-        deadline, compared = time.monotonic() + self.seconds, 0
-        try:
-            for at, problem in enumerate(self.problems):
-                stop_if_interrupted()
-                if time.monotonic() > deadline or self.pair.hangs.open:
-                    break
-                if at % CHUNK == 0:
-                    self.pair.prefetch(self.problems[at:at + CHUNK], budget)
-                collector.offer(problem, self.pair.compare(problem, budget), self.ctx.seed, f"{stage} sample, {label}")
-                compared += 1
-        except NotCompared as e:
-            result.notes.append(f"{label}: not checked: {e}")
-            return
-        pair, stopped = self.pair, self.pair.hangs.open  # before minimizing calls it again
-        result.findings += settle(stage, self.target, collector.candidates(), self.ctx,
-                                  judge=lambda p: pair.compare(p, budget),
-                                  extra={"processes": self.processes.to_json()})
-        if stopped:
-            result.notes.append(f"{label}: {breaker.NOTE}")
-        work = Work(compared, min(self.size, self.seen), "problems")
-        result.stats["h8_processes"] = f"{work} ({self.processes})"
-        if work.short:
-            result.notes.append(f"{label}: compared {work}: under half of the sample")
-
-
 def replay(ref: TargetRef, problem: AnyProblem, processes: Processes, budget_s: float, hang_s: float | None
            ) -> tuple[list[Violation], int]:
     """Compare `problem` in two fresh processes of the target, up to TRIES times: (the violations, tries)."""
@@ -249,3 +167,6 @@ def replay(ref: TargetRef, problem: AnyProblem, processes: Processes, budget_s: 
         raise InputError("--target", str(e)) from None
     finally:
         pair.close()
+
+
+__all__ = ["CAUSE", "ENV", "NotCompared", "Pair", "Processes", "TRIES", "WARM_HANG_S", "replay"]
