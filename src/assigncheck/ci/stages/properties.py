@@ -1,7 +1,7 @@
 """Gate stage `properties`: hypothesis drives the spec's strategies through the target and the checker.
 
-The test body never fails: every failing example goes to a `Collector` (`findings.confirm`) and generation goes on to the
-end of the budget, so one bug cannot hide the others and a flaky target cannot make hypothesis give up
+The test body never fails: every failing example goes to a `Collector` (`findings.confirm`) and generation goes on to
+the end of the budget, so one bug cannot hide the others and a flaky target cannot make hypothesis give up
 (`FlakyFailure`). The collected failures are minimized and confirmed like every stage's (`findings.confirm`).
 """
 
