@@ -35,6 +35,7 @@ def stage_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
         work = s.get("work") or {}
         row: dict[str, Any] = {"stage": s["stage"], "target": s["target"], "seconds": round(s["seconds"], 1),
                                "ok": s["ok"], "error": s["error"], "findings": len(s["findings"]),
+                               "found": [{"invariant": f["invariant"], "status": f["status"]} for f in s["findings"]],
                                "done": work.get("done"), "nominal": work.get("nominal"), "unit": work.get("unit"),
                                "skipped": s["stats"].get("skipped")}
         if s["stage"] == "scale" and "ladder" in s["stats"]:
