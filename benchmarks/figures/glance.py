@@ -130,11 +130,13 @@ def _racks(s: Source) -> list[str]:
 
 
 def _live(s: Source) -> list[str]:
-    run = s.last()
-    r = run["rows"][0]
-    return ["live groups", f"{r['pairs']} real client/protocol pairs on a real {run['broker']} broker, seeded "
-            f"schedules: {len(r['bugs'])} client bugs found, " + " and ".join(r["bugs"])
-            + f"; {r['seconds']} s for all on seed 0", _by(s, [run])]
+    run = s.last("")
+    confirmed = [b for b in run["bugs"] if "(confirmed)" in b]
+    said = "; ".join(b.removesuffix(" (confirmed)") for b in confirmed) or "none"
+    return ["live groups", f"{run['pairs']} real client/protocol pairs on a real {run['broker']} broker, a seeded "
+            f"schedule of joins, leaves, crashes, static restarts, subscription changes, partitions added and slow "
+            f"callbacks: {len(confirmed)} confirmed client bugs ({said}); {number(run['seconds'])} s for all",
+            _by(s, [run])]
 
 
 def _small(s: Source) -> list[str]:
