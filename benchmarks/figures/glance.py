@@ -25,7 +25,7 @@ def _gate(s: Source) -> list[str]:
     rows = run["rows"]
     work = []
     for stage in dict.fromkeys(r["stage"] for r in rows):
-        mine = [r for r in rows if r["stage"] == stage and r["nominal"]]
+        mine = [r for r in rows if r["stage"] == stage and r["nominal"] and not r["skipped"]]
         if mine:
             work.append(f"{stage} {span(r['done'] for r in mine)} of {mine[0]['nominal']:,} {mine[0]['unit']}")
     found = sum(run["counts"].values())

@@ -208,8 +208,13 @@ def equal_subscriptions(source: Source) -> list[str]:
     lines = [
         ["`sticky`, 2100 x 2100 one topic (the constrained path)", get("sticky", "2100x2100 fresh", "whole assign")],
         ["`sticky-constrained`, the same", get("sticky-constrained", "2100x2100 fresh", "whole assign")],
+        ["its valid claims (`spec.ownership.valid_claims`), fresh / after 1 leaves + 1 joins",
+         get("sticky-constrained", "2100x2100 fresh", "valid claims") + " / "
+         + get("sticky-constrained", "2100x2100 1 leaves + 1 joins", "valid claims")],
         ["its compiled placement and output", get("sticky-constrained", "2100x2100 fresh",
                                                   "compiled placement and output")],
+        ["the four-phase variant's layout (`ConstrainedLayout.of`)", get("sticky-constrained", "2100x2100 fresh",
+                                                                         "four-phase variant's layout")],
         ["`sticky-constrained`, 1 leaves + 1 joins", get("sticky-constrained", "2100x2100 1 leaves + 1 joins",
                                                          "whole assign")],
         ["`cooperative-sticky`, 1 leaves + 1 joins", get("cooperative-sticky", "2100x2100 1 leaves + 1 joins",

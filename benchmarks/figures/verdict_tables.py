@@ -129,6 +129,9 @@ def gate(source: Source) -> list[str]:
     lines = []
     for stage in dict.fromkeys(r["stage"] for r in rows):
         mine = [r for r in rows if r["stage"] == stage]
+        if all(r["skipped"] for r in mine):
+            lines.append([f"`{stage}`", f"skipped: {mine[0]['skipped']}", "", "", ""])
+            continue
         lines.append([f"`{stage}`", _work(rows, stage), span(r["seconds"] for r in mine) + " s",
                       sum(r["findings"] for r in mine), sum(1 for r in mine if r["error"])])
     counts = ", ".join(f"{v} {k}" for k, v in run["counts"].items())
