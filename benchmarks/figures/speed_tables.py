@@ -274,7 +274,8 @@ def fuzz(source: Source) -> list[str]:
     rows = source.last()["rows"]
     lines = [[f"`{r['subject']}`", f"{r['per_cpu_second']:,} inputs per CPU second", ""]
              for r in rows if "per_cpu_second" in r]
-    lines += [[f"`{r['subject']}`", f"{number(r['harness_ms'])} ms", f"{number(r['program_ms'])} ms"]
+    lines += [[f"`{re.sub(r'/[^ ]*/', '', r['subject'])}`", f"{number(r['harness_ms'])} ms",
+               f"{number(r['program_ms'])} ms"]
               for r in rows if "harness_ms" in r]
     return markdown(["target", "harness CPU per input", "the program's own CPU per input"], lines)
 
@@ -296,7 +297,7 @@ def prove(source: Source) -> list[str]:
         r["subject"] == "sticky-constrained:ceiling-for-all" for r in rows) else rows[0]
     lines.append([f"`{refute['subject']}` (planted bug)", f"refuted at {refute['shape']}",
                   f"{number(refute['hunt_cpu_s'])} s of CPU from the smallest shape", ""])
-    budget = number(next(r["budget_s"] for r in rows if "budget_s" in r))
+    budget = f"{next(r['budget_s'] for r in rows if 'budget_s' in r):g}"
     return markdown(["model", f"largest bound proved within {budget} s", "wall (CPU)", "next rung, not proved"],
                     lines)
 
@@ -322,11 +323,17 @@ def campaign(source: Source) -> list[str]:
 
 # ---- the other `make bench` modules: their rows as the console prints them ----------------------------------------
 
+MET = {True: "yes", False: "**no**", None: ""}
+
+
 def _plain(source: Source) -> list[str]:
     """A benchmark's rows as `make bench` prints them: the subject's ms, the peer's, the ratio, the goal."""
+    def ratio(r: Row) -> str:
+        if r["peer_ms"] is None:
+            return ""
+        return number(r["peer_ms"] / r["ms"]) if r["ms"] else number(r["speedup"])
     lines = [[size(r["scenario"]), f"`{r['subject']}`", number(r["ms"]), r["peer"] or "", number(r["peer_ms"])
-              if r["peer_ms"] is not None else "", number(r["speedup"]) if r["speedup"] is not None else "",
-              r["goal"], {True: "yes", False: "**no**", None: ""}[r["ok"]]] for r in source.last()["rows"]]
+              if r["peer_ms"] is not None else "", ratio(r), r["goal"], MET[r["ok"]]] for r in source.last()["rows"]]
     return markdown(["scenario", "subject", "CPU ms", "peer", "peer ms", "peer / subject", "goal", "met"], lines)
 
 
