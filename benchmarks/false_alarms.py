@@ -9,7 +9,7 @@ did against its nominal work.
     python -m benchmarks.false_alarms --runs 1 [--busy 2]
 
 `--busy F` keeps F x cores busy-looping processes running during the runs (load >= F x cores). The runs go to
-the results file `benchmarks/results/false_alarms.json` (the last of each variant: idle, busy); `--out FILE`
+the results file `benchmarks/results/false_alarms.json` (the last of each variant: as-is, busy); `--out FILE`
 also writes them, with every finding, to FILE. About 7-8 minutes a run on 2 cores.
 """
 
@@ -95,7 +95,7 @@ def main() -> int:
              **{status: len(found) for status, found in r["findings"].items()},
              "stage_errors": len(r["stage_errors"]), "work_min_fraction": r["work_min_fraction"],
              "short_stages": r["short_stages"]} for r in runs]
-    record.save("false_alarms", started.finish(rows, variant="busy" if args.busy else "idle",
+    record.save("false_alarms", started.finish(rows, variant="busy" if args.busy else "as-is",
                                                busy_per_core=args.busy, targets=len(targets_named())))
     return 0 if all(not r["findings"]["confirmed"] and r["exit_code"] == 0 for r in runs) else 1
 

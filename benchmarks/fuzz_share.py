@@ -6,7 +6,7 @@ protocol 2 (whose batch requests carry several problems per round trip).
     python -m benchmarks.fuzz_share            # as the machine is
     python -m benchmarks.fuzz_share --busy     # with every core kept busy by another process
 
-Each run goes to the results file `benchmarks/results/fuzz_share.json` (the last of each variant: idle, busy).
+Each run goes to the results file `benchmarks/results/fuzz_share.json` (the last of each variant: as-is, busy).
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def main() -> None:
                          "exec_per_s": rate})
             print(f"{done:6,}/{nominal:,} execs ({rate:5,} exec/s) in {seconds:5.1f} s  {name}", flush=True)
         print(f"load {os.getloadavg()[0]:.1f} at the end")
-        record.save("fuzz_share", started.finish(rows, variant="busy" if args.busy else "idle"))
+        record.save("fuzz_share", started.finish(rows, variant="busy" if args.busy else "as-is"))
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ def _gate(s: Source) -> list[str]:
 
 
 def _false_alarms(s: Source) -> list[str]:
-    idle, busy = s.last("idle"), s.last("busy")
+    idle, busy = s.last("as-is"), s.last("busy")
     found = sum(r[k] for run in (idle, busy) for r in run["rows"] for k in ("confirmed", "unconfirmed", "unreachable"))
     least = min(f for r in busy["rows"] for f in r["work_min_fraction"].values())
     return ["false alarms on correct targets",
@@ -45,7 +45,7 @@ def _false_alarms(s: Source) -> list[str]:
 
 
 def _fuzz_share(s: Source) -> list[str]:
-    idle, busy = s.last("idle"), s.last("busy")
+    idle, busy = s.last("as-is"), s.last("busy")
     rows = [r for run in (idle, busy) for r in run["rows"] if r["target"] != "range"]
     full = sum(r["execs"] >= r["nominal"] for r in rows)
     return ["fuzz stage on outside targets", f"{full} of {len(rows)} runs did all {rows[0]['nominal']:,} execs, on a "

@@ -9,7 +9,7 @@ from benchmarks.figures.source import Missing, Source, table
 from benchmarks.figures.text import number, span
 from benchmarks.figures.text import table as markdown
 
-MACHINE = {"idle": "as it is", "busy": "every core busy"}
+MACHINE = {"as-is": "as it is", "busy": "every core busy"}
 
 
 def _load(run: dict[str, Any]) -> str:
@@ -21,7 +21,7 @@ def _load(run: dict[str, Any]) -> str:
 def false_alarms(source: Source) -> list[str]:
     """One quick gate over the correct targets per machine state: its exit code, findings per status, time."""
     lines = []
-    for variant in ("idle", "busy"):
+    for variant in ("as-is", "busy"):
         run = source.last(variant)
         for r in run["rows"]:
             lines.append([f"{MACHINE[variant]} ({_load(run)})", r["exit_code"], r["confirmed"], r["unconfirmed"],
@@ -33,7 +33,7 @@ def false_alarms(source: Source) -> list[str]:
 @table("false_alarms.work")
 def false_alarms_work(source: Source) -> list[str]:
     """The smallest share of its nominal work each stage did over the targets, per machine state."""
-    runs = {v: source.last(v) for v in ("idle", "busy")}
+    runs = {v: source.last(v) for v in ("as-is", "busy")}
     stages = list(dict.fromkeys(s for run in runs.values() for r in run["rows"] for s in r["work_min_fraction"]))
     lines = [[MACHINE[v], *(f"{r['work_min_fraction'][s]:.0%}" if s in r["work_min_fraction"] else "n/a"
                             for s in stages), len(r["short_stages"])]
@@ -44,7 +44,7 @@ def false_alarms_work(source: Source) -> list[str]:
 @table("fuzz_share")
 def fuzz_share(source: Source) -> list[str]:
     """The quick fuzz stage's execs (and seconds) per target, idle and with every core busy."""
-    idle, busy = source.last("idle"), source.last("busy")
+    idle, busy = source.last("as-is"), source.last("busy")
     targets = list(dict.fromkeys(r["target"] for r in idle["rows"] + busy["rows"]))
 
     def cell(run: dict[str, Any], target: str) -> str:
