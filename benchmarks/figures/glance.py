@@ -49,7 +49,7 @@ def _fuzz_share(s: Source) -> list[str]:
     rows = [r for run in (idle, busy) for r in run["rows"] if r["target"] != "range"]
     full = sum(r["execs"] >= r["nominal"] for r in rows)
     return ["fuzz stage on outside targets", f"{full} of {len(rows)} runs did all {rows[0]['nominal']:,} execs, on a "
-            f"Python object and Python and Node.js `cmd:`/`cmd2:` programs, idle and with every core busy "
+            f"Python object and Python and Node.js `cmd:`/`cmd2:` programs, as the machine is and with every core busy "
             f"({span(r['seconds'] for r in rows)} s)", _by(s, [idle, busy])]
 
 

@@ -7,7 +7,9 @@ wrote (members, partitions). A catch counts only if the unbroken assignor (`BREA
 reproducer; otherwise it is a harness false positive or a bug of the built-in, listed as such. The
 "quick gate" column is the gate as a whole: its stages in order, so its time is the sum of the stage
 times up to the first stage that catches. The unbroken built-ins run through the same stages as
-controls. Results: `RESULTS.md` (Markdown table) and `results.json` beside this file.
+controls. Results: `RESULTS.md` (Markdown table) and `results.json` beside this file, and for a run over the
+whole zoo with its controls, the results file `benchmarks/results/zoo.json` (`benchmarks.record`) the docs'
+tables are rendered from. About 15-25 minutes on 2 cores.
 
     python -m benchmarks.zoo.measure [--stages properties,proofs] [--only kafka_14639] [--mutation]
 """
