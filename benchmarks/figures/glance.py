@@ -16,7 +16,9 @@ GLANCE = ("gate", "false_alarms", "fuzz_share", "zoo", "mutation", "malformed", 
 def _by(source: Source, runs: list[dict[str, Any]], note: str = "") -> str:
     commands = " / ".join(dict.fromkeys(f"`{r['command']}`" for r in runs))
     count = f"{len(runs)} runs, " if len(runs) > 1 else ""
-    carried = f"; measured at commit `{runs[0]['commit']}`, not re-run" if runs[0].get("carried_from") else ""
+    named = len(runs) > 1
+    carried = "".join("; " + (f"`{r['command']}` " if named else "") + f"measured at commit `{r['commit']}`, not re-run"
+                      for r in runs if r.get("carried_from"))
     return f"{commands} ({count}{loads(runs)}{carried}{note})"
 
 
@@ -122,11 +124,13 @@ def _racks(s: Source) -> list[str]:
     sticky = [r for r in rows if r["subject"] != "range"]
     groups = sum(r["groups"] for r in rows if r["round"] == "fresh")
     fewer = sum(r["fewer"] for r in sticky)
-    more = [r for r in sticky if r["more"]]
+    more = sum(r["more"] for r in sticky)
+    why = "where Kafka's output is less balanced than ours" if all(r["ok"] for r in sticky) else "see the table"
+    equal = all(r["ours_mismatches"] == r["kafka_mismatches"] for r in rows if r["subject"] == "range")
     return ["racks vs Kafka", f"{groups} rack-aware groups, fresh and after a leave + join: fewer rack mismatches than "
-            f"Kafka's sticky assignors in {fewer} of {sum(r['groups'] for r in sticky)} cases, more in "
-            f"{sum(r['more'] for r in more)} (each where Kafka's output is less balanced: "
-            f"{sum(r['kafka_less_balanced'] for r in sticky)} cases)", _by(s, [s.last()], "; seeded counts")]
+            f"Kafka's sticky assignors in {fewer} of {sum(r['groups'] for r in sticky)} cases, more in {more}"
+            + (f" ({why})" if more else "") + ("; range identical" if equal else ""),
+            _by(s, [s.last()], "; seeded counts")]
 
 
 def _live(s: Source) -> list[str]:

@@ -56,6 +56,11 @@ def provenance(runs: Sequence[dict[str, Any]]) -> str:
     """One source's part of the line under a table: command(s), how many runs, date, commit, load."""
     commands = " / ".join(dict.fromkeys(f"`{r['command']}`" for r in runs))
     count = f"{len(runs)} runs, " if len(runs) > 1 else ""
-    carried = [r["carried_from"] for r in runs if r.get("carried_from")]
     said = f"{commands} ({count}{dates(runs)}, commit {commits(runs)}, {loads(runs)}"
-    return said + (f"; {carried[0]}" if carried else "") + ")"
+    return said + "".join(f"; {carried(r, len(runs) > 1)}" for r in runs if r.get("carried_from")) + ")"
+
+
+def carried(run: dict[str, Any], name: bool) -> str:
+    """What a run carried over from the docs of an earlier commit says of itself (naming its command among
+    several)."""
+    return (f"`{run['command']}` " if name else "") + run["carried_from"]

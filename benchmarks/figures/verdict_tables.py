@@ -74,7 +74,8 @@ def malformed(source: Source) -> list[str]:
 def malformed_limits(source: Source) -> list[str]:
     """The separate-processes run's fixed cases at the limits, and its memory and disk figures."""
     r = source.last("processes")["rows"][0]
-    lines = [[label, case["exit"], f"{number(case['seconds'])} s", f"{number(case['peak_rss_mib'])} MiB"]
+    lines = [[label, case["exit"], "n/a" if case["seconds"] is None else f"{number(case['seconds'])} s",
+              f"{number(case['peak_rss_mib'])} MiB"]
              for label, case in r["worst_cases"].items()]
     peak = r["peak_rss_mib_random_cases"]
     lines.append([f"the {r['cases']:,} random cases (median / most)", "", f"slowest {number(r['slowest_case_s'])} s",
