@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: gate test test-slow bench fuzz lint clean java-check browser franz-go
+.PHONY: gate test test-slow bench figures fuzz lint clean java-check browser franz-go
 
 JARS := $(VENV)/.kafka-jars
 
@@ -74,8 +74,12 @@ test: java-check browser $(JARS) $(FRANZ_GO) $(FRANZ_GO_MEMBER)
 test-slow: java-check $(JARS) $(FRANZ_GO) $(FRANZ_GO_MEMBER)
 	$(BIN)/python -m pytest -q -m slow
 
+# Each benchmark writes its results file (benchmarks/results/); `make figures` renders the docs' tables from them.
 bench: java-check $(JARS) $(FRANZ_GO)
 	$(BIN)/python -m benchmarks
+
+figures: $(STAMP)
+	$(BIN)/python -m benchmarks.figures
 
 fuzz: $(STAMP)
 	$(BIN)/assigncheck fuzz --target all --seconds 20
