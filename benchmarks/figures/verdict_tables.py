@@ -95,7 +95,11 @@ def zoo(source: Source) -> list[str]:
     controls = [r for r in rows if r["kind"] == "control"]
     out = markdown(["stage", "caught", "median time to the first confirmed counterexample (minimization included)"],
                    lines)
-    said = "; ".join(f"{st} misses {', '.join(bugs)}" for st, bugs in missed.items()) or "every stage catches every bug"
+    entries = sum(1 for r in rows if r["kind"] == "entry")
+    none = [st for st, bugs in missed.items() if len(bugs) == entries]
+    said = "; ".join([*(f"{st} misses {', '.join(bugs)}" for st, bugs in missed.items() if st not in none),
+                      *([f"{' and '.join(none)} catch none of them"] if none else [])])
+    said = said or "every stage catches every bug"
     passing = sum(c["passes"] for c in controls)
     return [*out, "", f"{said}. Unbroken controls passing every stage: {passing} of {len(controls)}."]
 
