@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: gate test test-slow bench fuzz lint clean java-check browser franz-go go-programs java-drivers js
+.PHONY: gate test test-slow bench figures fuzz lint clean java-check browser franz-go go-programs java-drivers js
 
 JARS := $(VENV)/.kafka-jars
 
@@ -106,8 +106,12 @@ test: java-check browser $(JARS) $(JAVA_DRIVERS) $(GO_PROGRAMS) js
 test-slow: java-check $(JARS) $(JAVA_DRIVERS) $(GO_PROGRAMS) js
 	$(BIN)/python -m pytest -q -m slow
 
+# Each benchmark writes its results file (benchmarks/results/); `make figures` renders the docs' tables from them.
 bench: java-check $(JARS) $(FRANZ_GO)
 	$(BIN)/python -m benchmarks
+
+figures: $(STAMP)
+	$(BIN)/python -m benchmarks.figures
 
 fuzz: $(STAMP)
 	$(BIN)/assigncheck fuzz --target all --seconds 20

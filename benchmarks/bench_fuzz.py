@@ -62,7 +62,8 @@ def run(quick: bool) -> list[dict]:
         rate = len(inputs) / cpu
         rows.append(row("one fuzz input, small problems (CPU)", name, cpu / len(inputs), goal=">= 3,000 inputs/s",
                         ok=rate >= 3000, note=f"{rate:,.0f} inputs per CPU second over {len(inputs)}, "
-                                               "uninstrumented (under atheris about half)"))
+                                               "uninstrumented (under atheris about half)",
+                        per_cpu_second=round(rate), inputs=len(inputs)))
     for spec in outside_targets():
         target = load(spec, budget_s=2.0, seed=1)
         target.run(inputs[0])  # the program starts
@@ -74,5 +75,6 @@ def run(quick: bool) -> list[dict]:
         program.close()
         n = len(inputs) - 1
         rows.append(row("one fuzz input, small problems (harness CPU)", spec.replace(f"{OUTSIDE}/", ""), cpu / n,
-                        note=f"its program: {1000 * child / n:.2f} ms of CPU per input"))
+                        note=f"its program: {1000 * child / n:.2f} ms of CPU per input",
+                        harness_ms=round(1000 * cpu / n, 3), program_ms=round(1000 * child / n, 3), inputs=n))
     return rows

@@ -167,5 +167,10 @@ def run(quick: bool) -> list[dict[str, Any]]:
                         + f"; load {load:.1f} at start, {os.getloadavg()[0]:.1f} now")
                 rows.append(row(scenario.name, name, statistics.median(ours_s),
                                 peer=f"Kafka {class_name.rsplit('.', 1)[1]} ({protocol})",
-                                peer_seconds=statistics.median(kafka_s), note=note))
+                                peer_seconds=statistics.median(kafka_s), note=note,
+                                ours_ms_median=round(statistics.median(ours_s) * 1000, 3),
+                                kafka_ms_median=round(statistics.median(kafka_s) * 1000, 3),
+                                ratio=round(statistics.median(kafka_s) / statistics.median(ours_s), 2),
+                                kafka_class=class_name.rsplit('.', 1)[1], protocol=protocol,
+                                outputs_equal=ours_out == kafka_out))
     return rows

@@ -31,7 +31,9 @@ def largest_proved(name: str, ladder: list[tuple[int, int]], budget: float) -> l
             bad = [f"{o.invariant}: {o.status}" for o in result.outcomes.values() if o.status != "proved"]
             note += "; " + "; ".join(bad[:3])
         rows.append(row(f"prove {bound}", name, result.seconds, goal=f"proved within {budget:.0f} s", ok=ok,
-                        note=note))
+                        note=note, members=members, partitions=partitions, proved=ok,
+                        cpu_s=round(result.cpu_seconds, 1), wall_s=round(result.seconds, 1),
+                        shapes=result.shapes_done, cells=result.cells_composed, budget_s=budget))
         if not ok:
             break
     return rows
@@ -48,7 +50,8 @@ def refute_broken() -> dict:
     note = (f"whole hunt from the smallest shape: cpu {result.cpu_seconds:.2f}s over {result.shapes_done} shapes; "
             + (f"{found[0].invariant} at {found[0].shape}" if found else "none"))
     return row("refute ceiling-for-all: query on the refuting shape", model.name, last,
-               goal="counterexample < 1 s", ok=bool(found) and last < 1.0, note=note)
+               goal="counterexample < 1 s", ok=bool(found) and last < 1.0, note=note,
+               hunt_cpu_s=round(result.cpu_seconds, 2), shape=str(found[0].shape) if found else None)
 
 
 def run(quick: bool) -> list[dict]:

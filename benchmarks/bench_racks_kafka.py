@@ -118,5 +118,8 @@ def run(quick: bool) -> list[dict[str, Any]]:
                 "goal": "mismatches <= Kafka's where as balanced", "ok": all(c.ok for c in mine),
                 "note": (f"mismatches {sum(c.ours for c in mine)} vs {sum(c.kafka for c in mine)}; fewer on {fewer}, "
                          f"more on {more} (Kafka less balanced on {sum(not c.comparable for c in mine)})"),
+                "groups": len(mine), "round": rnd, "ours_mismatches": sum(c.ours for c in mine),
+                "kafka_mismatches": sum(c.kafka for c in mine), "fewer": fewer, "more": more,
+                "kafka_less_balanced": sum(not c.comparable for c in mine),
             })
     return rows

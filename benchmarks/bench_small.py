@@ -17,6 +17,9 @@ from assigncheck.run.gc import freeze_loaded
 from assigncheck.targets import registry
 from benchmarks.harness import row
 
+KEEP_RUNS = 3
+KEEP_WHY = "the docs report each rate as the range over the last three runs"
+
 TARGETS = ["range", "roundrobin", "sticky-constrained", "sticky-constrained-4phase", "sticky", "cooperative-sticky",
            "lag"]
 
@@ -44,5 +47,6 @@ def run(quick: bool) -> list[dict]:
         rate = 1 / per
         rows.append(row("assign + check_assignor, small profile (CPU)", name, per, goal=">= 2,000 per CPU second",
                         ok=rate >= 2000 and bad == 0,
-                        note=f"{rate:,.0f} per CPU second over {count}; {bad} with a violation"))
+                        note=f"{rate:,.0f} per CPU second over {count}; {bad} with a violation",
+                        per_cpu_second=round(rate), problems=count, violations=bad))
     return rows

@@ -5,6 +5,8 @@ protocol 2 (whose batch requests carry several problems per round trip).
 
     python -m benchmarks.fuzz_share            # as the machine is
     python -m benchmarks.fuzz_share --busy     # with every core kept busy by another process
+
+Each run goes to the results file `benchmarks/results/fuzz_share.json` (the last of each variant: as-is, busy).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import tempfile
 from contextlib import nullcontext
 from pathlib import Path
 
+from benchmarks import record
 from benchmarks.harness import busy_cores
 
 HERE = Path(__file__).resolve().parent / "outside"
@@ -55,14 +58,20 @@ def main() -> None:
     parser.add_argument("--busy", action="store_true", help="keep every core busy with another process meanwhile")
     args = parser.parse_args()
     sys.path.insert(0, os.getcwd())
+    rows = []
     with busy_cores(factor=1) if args.busy else nullcontext():
+        started = record.begin()
         print(f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the start"
               f"{', every core kept busy' if args.busy else ''}")
         for spec in targets():
             done, nominal, seconds, rate = measure(spec)
-            print(f"{done:6,}/{nominal:,} execs ({rate:5,} exec/s) in {seconds:5.1f} s  "
-                  f"{spec.replace(str(HERE) + '/', '')}", flush=True)
+            name = spec.replace(str(HERE) + "/", "").replace(sys.executable, "python")
+            name = name.replace(shutil.which("node") or "node", "node")
+            rows.append({"target": name, "execs": done, "nominal": nominal, "seconds": round(seconds, 1),
+                         "exec_per_s": rate})
+            print(f"{done:6,}/{nominal:,} execs ({rate:5,} exec/s) in {seconds:5.1f} s  {name}", flush=True)
         print(f"load {os.getloadavg()[0]:.1f} at the end")
+        record.save("fuzz_share", started.finish(rows, variant="busy" if args.busy else "as-is"))
 
 
 if __name__ == "__main__":

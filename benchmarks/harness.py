@@ -74,8 +74,10 @@ def peak_mib(fn: Callable[[], Any]) -> float:
 
 
 def row(scenario: str, subject: str, seconds: float, *, peer: str | None = None, peer_seconds: float | None = None,
-        goal: str = "", ok: bool | None = None, peak: float | None = None, note: str = "") -> dict[str, Any]:
-    """One result line: the subject's time, the peer's time in the same run, and their ratio."""
+        goal: str = "", ok: bool | None = None, peak: float | None = None, note: str = "", **figures: Any
+        ) -> dict[str, Any]:
+    """One result line: the subject's time, the peer's time in the same run, and their ratio; `figures` are the
+    benchmark's own (the ones its docs tables show, by name), beside the common columns."""
     return {
         "scenario": scenario,
         "subject": subject,
@@ -87,4 +89,5 @@ def row(scenario: str, subject: str, seconds: float, *, peer: str | None = None,
         "goal": goal,
         "ok": ok,
         "note": note,
+        **figures,
     }

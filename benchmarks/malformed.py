@@ -542,6 +542,9 @@ def main() -> int:
     args = parser.parse_args()
     import tempfile
 
+    from benchmarks import record
+
+    started = record.begin()
     sandbox = args.sandbox or Path(tempfile.mkdtemp(prefix="assigncheck-malformed-"))
     try:
         figures = (measure_in_process if args.in_process else measure)(args.n, args.seed, sandbox)
@@ -549,6 +552,13 @@ def main() -> int:
         if args.sandbox is None:
             shutil.rmtree(sandbox, ignore_errors=True)
     print(json.dumps(figures, indent=1, ensure_ascii=False))
+    kinds = collections.Counter("stderr" if p.endswith("stderr") else p
+                                for b in figures["bad_outcomes"] for p in b["problems"])
+    summary = {k: v for k, v in figures.items() if k != "bad_outcomes"}
+    row = {**summary, "bad_outcomes": len(figures["bad_outcomes"]), "bad_by_kind": dict(kinds),
+           "tracebacks": kinds.get("a traceback", 0), "hangs": kinds.get("a hang", 0),
+           "stderr_over_one_line": kinds.get("stderr", 0)}
+    record.save("malformed", started.finish([row], variant="in-process" if args.in_process else "processes"))
     return 1 if figures["bad_outcomes"] or figures["stray_paths_in_cwd"] else 0
 
 

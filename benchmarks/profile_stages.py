@@ -1,5 +1,6 @@
 """Where one assign call's time goes, stage by stage: each stage timed alone on fresh problems (CPU ms, min of 9),
-for the scenarios of `docs/PERFORMANCE.md`.
+for the scenarios of `docs/PERFORMANCE.md`. Each run goes to the results file `benchmarks/results/profile_stages.json`
+(the last three runs). A few minutes on 2 cores.
 
     python -m benchmarks.profile_stages
 """
@@ -101,34 +102,56 @@ def python_floor(problem: Problem) -> None:
     dict(zip(map(ids.__getitem__, order), out))
 
 
-def main() -> None:
+def measure() -> list[dict[str, Any]]:
+    """One row per (assignor, scenario): each stage's CPU ms (or count) by name."""
+    rows = []
     for name, problem, _ in (_shapes(200, 100, 2000) + _shapes(1000, 100, 10_000)
                              + membership_shapes(1000, 100, 10_000) + _shapes(5000, 500, 1_000_000)):
-        print(f"sticky {name}: {_general(problem)}")
+        rows.append({"assignor": "sticky", "scenario": name, "stages": _general(problem)})
     constrained, coop = registry.get("sticky-constrained"), registry.get("cooperative-sticky")
     fresh = uniform(2100, 1, 2100)
     moved = leave_and_join(fresh, constrained.assign(fresh)).replace(protocol="cooperative")
     for name, problem in (("2100x2100 fresh", fresh), ("2100x2100 1 leaves + 1 joins", moved)):
-        print(f"sticky-constrained {name}: valid claims {best_ms(valid_claims, problem.replace)}, "
-              f"compiled placement and output {best_ms(constrained.place_large, problem.replace)}, "
-              f"whole assign {best_ms(constrained.assign, problem.replace)}; four-phase variant's layout "
-              f"{best_ms(ConstrainedLayout.of, problem.replace)}")
+        rows.append({"assignor": "sticky-constrained", "scenario": name, "stages": {
+            "valid claims": best_ms(valid_claims, problem.replace),
+            "compiled placement and output": best_ms(constrained.place_large, problem.replace),
+            "whole assign": best_ms(constrained.assign, problem.replace),
+            "four-phase variant's layout": best_ms(ConstrainedLayout.of, problem.replace)}})
     for name, problem, _ in _shapes(200, 100, 2000):  # the general path's cooperative round, the eager step with it
         round_ = problem.replace(protocol="cooperative")
-        print(f"cooperative-sticky {name}: eager {best_ms(STICKY.assign, round_.replace)}, "
-              f"whole assign {best_ms(coop.assign, round_.replace)}")
+        rows.append({"assignor": "cooperative-sticky", "scenario": name, "stages": {
+            "eager": best_ms(STICKY.assign, round_.replace), "whole assign": best_ms(coop.assign, round_.replace)}})
     both = best_ms(lambda q: withhold(q, constrained.assign(q)), moved.replace)
-    print(f"cooperative-sticky 2100x2100 1 leaves + 1 joins: eager {best_ms(constrained.assign, moved.replace)}, "
-          f"eager + withhold {both}, whole assign {best_ms(coop.assign, moved.replace)}")
-    print(f"roundrobin 2100x2100: subscribers {best_ms(subscriber_positions, fresh.replace)}, "
-          f"whole assign {best_ms(registry.get('roundrobin').assign, fresh.replace)}")
-    rows, topic, ids = np.arange(2100), np.zeros(2100, dtype=np.int64), [f"m{i:04d}" for i in range(2100)]
+    rows.append({"assignor": "cooperative-sticky", "scenario": "2100x2100 1 leaves + 1 joins", "stages": {
+        "eager": best_ms(constrained.assign, moved.replace), "eager + withhold": both,
+        "whole assign": best_ms(coop.assign, moved.replace)}})
+    rows.append({"assignor": "roundrobin", "scenario": "2100x2100 fresh", "stages": {
+        "subscribers": best_ms(subscriber_positions, fresh.replace),
+        "whole assign": best_ms(registry.get("roundrobin").assign, fresh.replace)}})
+    positions, topic, ids = np.arange(2100), np.zeros(2100, dtype=np.int64), [f"m{i:04d}" for i in range(2100)]
     table = TopicTable.of(("t",))
-    print(f"Assignment.from_rows, 2100 members of one partition: "
-          f"{best_ms(lambda _: Assignment.from_rows(ids, rows, table, topic, rows), lambda: None)}")
-    print(f"sticky 2100x2100 one topic (the constrained path): {best_ms(STICKY.assign, fresh.replace)}; "
-          f"the Python floor (each member read once, ids sorted, one object each): "
-          f"{best_ms(python_floor, fresh.replace)}")
+    rows.append({"assignor": "Assignment.from_rows", "scenario": "2100 members of one partition", "stages": {
+        "whole": best_ms(lambda _: Assignment.from_rows(ids, positions, table, topic, positions), lambda: None)}})
+    rows.append({"assignor": "sticky", "scenario": "2100x2100 fresh", "stages": {
+        "whole assign": best_ms(STICKY.assign, fresh.replace),
+        # each member read once, ids sorted, one object each: what any Python assignor of this design pays
+        "python floor": best_ms(python_floor, fresh.replace)}})
+    return rows
+
+
+def main() -> None:
+    from benchmarks import record
+
+    started = record.begin()
+    rows = []
+    for r in measure():
+        rows.append(r)
+        print(f"{r['assignor']} {r['scenario']}: " + ", ".join(f"{k} {v}" for k, v in r["stages"].items()), flush=True)
+    record.save("profile_stages", started.finish(rows), keep=KEEP_RUNS, why=KEEP_WHY)
+
+
+KEEP_RUNS = 3
+KEEP_WHY = "the docs report each stage's figure as the least of the last three runs (the stages are timed warm)"
 
 
 if __name__ == "__main__":

@@ -7,7 +7,9 @@ wrote (members, partitions). A catch counts only if the unbroken assignor (`BREA
 reproducer; otherwise it is a harness false positive or a bug of the built-in, listed as such. The
 "quick gate" column is the gate as a whole: its stages in order, so its time is the sum of the stage
 times up to the first stage that catches. The unbroken built-ins run through the same stages as
-controls. Results: `RESULTS.md` (Markdown table) and `results.json` beside this file.
+controls. Results: `RESULTS.md` (Markdown table) and `results.json` beside this file, and for a run over the
+whole zoo with its controls, the results file `benchmarks/results/zoo.json` (`benchmarks.record`) the docs'
+tables are rendered from. About 15-25 minutes on 2 cores.
 
     python -m benchmarks.zoo.measure [--stages properties,proofs] [--only kafka_14639] [--mutation]
 """
@@ -31,6 +33,7 @@ from assigncheck.formats.documents import load_problem, write_atomic
 from assigncheck.run.assignor_check import check_assignor
 from assigncheck.spec.model import Problem
 from assigncheck.targets.registry import get, load_target
+from benchmarks import record
 
 from . import ZOO, target_spec
 
@@ -240,6 +243,7 @@ def markdown(doc: dict[str, Any]) -> str:
 def measure_all(stages: list[str] | None = None, only: list[str] | None = None, controls: bool = True,
                 mutation: dict[str, Any] | None = None, seed: int = 0, write: bool = True) -> dict[str, Any]:
     stages = stages or list(STAGES)
+    run = record.begin()
     if mutation is None and (HERE / "results.json").exists():  # keep the last mutation run (it is slow)
         mutation = json.loads((HERE / "results.json").read_text()).get("mutation")
     modules = [m for m in ZOO if not only or m in only]
@@ -259,7 +263,24 @@ def measure_all(stages: list[str] | None = None, only: list[str] | None = None, 
     if write:
         write_atomic(HERE / "results.json", json.dumps(doc, indent=1) + "\n")
         write_atomic(HERE / "RESULTS.md", markdown(doc))
+        if not only and controls:  # the whole zoo: the figures the docs report
+            record.save("zoo", run.finish(figure_rows(doc), stages=stages, seed=seed))
     return doc
+
+
+def figure_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The results file's rows: one per stage (the quick gate as a whole first), entry and control."""
+    s = doc["summary"]
+    rows: list[dict[str, Any]] = [{"kind": "stage", "stage": "quick gate", "caught": s["gate_caught"],
+                                   "of": s["entries"], "median_s": s["gate_median_seconds"]}]
+    rows += [{"kind": "stage", "stage": stage, "caught": p["caught"], "of": p["of"], "median_s": p["median_seconds"]}
+             for stage, p in s["per_stage"].items() if p["available"]]
+    rows += [{"kind": "entry", "entry": e["module"], "bug": e["bug"], "breaks": e["breaks"],
+              "caught": e["gate"]["caught"], "stage": e["gate"]["stage"], "seconds": e["gate"]["seconds"],
+              "missed_by": [st for st, c in e["techniques"].items() if c.get("available") and not c.get("caught")]}
+             for e in doc["entries"]]
+    rows += [{"kind": "control", "target": c["target"], "passes": not c["gate"]["caught"]} for c in doc["controls"]]
+    return rows
 
 
 def main() -> int:
