@@ -17,7 +17,7 @@ import numpy as np
 from assigncheck.impl import sticky as general
 from assigncheck.impl.constrained import ConstrainedLayout
 from assigncheck.impl.cooperative import withhold
-from assigncheck.impl.flow import _banded, count_floor, rack_costs, solve_counts
+from assigncheck.impl.flow import banded, count_floor, rack_costs, solve_counts
 from assigncheck.impl.range import subscriber_positions
 from assigncheck.impl.sticky_pairs import pair_table
 from assigncheck.spec.model import Assignment, Problem, TopicTable
@@ -75,7 +75,7 @@ def _general(problem: Problem) -> dict[str, float]:
     return {"valid claims": best_ms(valid_claims, problem.replace),
             "pair table (valid claims in it)": best_ms(pair_table, problem.replace),
             "flow": best_ms(flow, lambda: None),
-            "its banded network: ours": best_ms(lambda _: _banded(*ours), lambda: None),
+            "its banded network: ours": best_ms(lambda _: banded(*ours), lambda: None),
             "OR-Tools": best_ms(lambda _: ortools_banded(*network), lambda: None),
             "whole assign": best_ms(general.assign_general_sticky, problem.replace),
             "numpy calls": numpy_calls(general.assign_general_sticky, problem.replace())}

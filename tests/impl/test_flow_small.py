@@ -38,22 +38,22 @@ def test_small_flow_picks_the_same_optimum(net):
     assert (keep, new) == (expected.keep.tolist(), expected.new.tolist())
     reach = np.bincount(arr[2], weights=arr[0][arr[1]], minlength=members).astype(np.int64)
     assert flow_small.min_max_count(sizes, pair_node, pair_member, node_topic, members) == \
-        flow._min_max_count(arr[0], arr[1], arr[2], reach)
+        flow.min_max_count(arr[0], arr[1], arr[2], reach)
 
 
 @settings(max_examples=400, deadline=None)
 @given(networks(), st.booleans())
 def test_banded_flow_is_a_least_cost_flow_in_the_bands(net, at_floor):
-    """`flow._banded` (our solver, started from the flow that keeps every claim) finds a flow exactly when OR-Tools
+    """`flow.banded` (our solver, started from the flow that keeps every claim) finds a flow exactly when OR-Tools
     finds one on the same network, and of the same cost: complete, within every capacity and band. At the lower
     bound of B the bands are often infeasible."""
     sizes, pair_node, pair_member, owned, members, mismatch, _ = net
     sizes, pair_node, pair_member, owned = (np.array(x, dtype=np.int64) for x in (sizes, pair_node, pair_member, owned))
     reach = np.bincount(pair_member, weights=sizes[pair_node], minlength=members).astype(np.int64)
-    bound = flow.count_floor(sizes, pair_node, reach) if at_floor else flow._min_max_count(sizes, pair_node,
+    bound = flow.count_floor(sizes, pair_node, reach) if at_floor else flow.min_max_count(sizes, pair_node,
                                                                                               pair_member, reach)
     rack_cost = flow.rack_costs(sizes, np.array(mismatch, dtype=bool))
-    got = flow._banded(sizes, pair_node, pair_member, owned, np.array(mismatch, dtype=bool), members, bound)
+    got = flow.banded(sizes, pair_node, pair_member, owned, np.array(mismatch, dtype=bool), members, bound)
     least = ortools_banded(sizes, pair_node, pair_member, owned, reach, bound, rack_cost)
     if least is None:
         assert got is None

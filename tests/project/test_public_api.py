@@ -1,5 +1,5 @@
-"""The public surface of the definition and the layers every stage shares (`spec`, `formats`, `run`, `generate`,
-`findings`): each module says what it offers in `__all__`, every name there exists, and no module of the package
+"""The public surface of the definition and the lower layers every stage shares (`spec`, `drivers`, `formats`, `run`,
+`generate`, `impl`, `findings`): each module says what it offers in `__all__`, every name there exists, and no module of the package
 reaches past it (tests may, to test a private part)."""
 
 import ast
@@ -10,7 +10,7 @@ import pytest
 
 from tests.paths import PACKAGE, ROOT
 
-LAYERS = ("spec", "formats", "run", "generate", "findings")
+LAYERS = ("spec", "drivers", "formats", "run", "generate", "impl", "findings")
 
 
 def _name(path: Path) -> str:

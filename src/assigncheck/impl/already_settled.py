@@ -40,3 +40,6 @@ def optimally_balanced(counts: np.ndarray, pair_topic: np.ndarray, pair_member: 
         if counts[m] - reach[m] > 1:
             return False
     return True
+
+
+__all__ = ["optimally_balanced"]

@@ -185,3 +185,9 @@ class ConstrainedStickyAssignor(ConstrainedAssignor):
 
     def place_small(self, layout: SmallLayout) -> Assignment:
         return place_two_phase(layout)
+
+
+__all__ = [
+    "CONSTRAINED_PROMISES", "ConstrainedAssignor", "ConstrainedLayout", "ConstrainedStickyAssignor", "deal",
+    "general_sticky", "quotas", "settled"
+]

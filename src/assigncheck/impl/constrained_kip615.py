@@ -56,3 +56,6 @@ class FourPhaseConstrainedAssignor(ConstrainedAssignor):
 
     def place_small(self, layout: SmallLayout) -> Assignment:
         return place_four_phase(layout)
+
+
+__all__ = ["FourPhaseConstrainedAssignor"]

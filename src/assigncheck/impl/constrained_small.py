@@ -117,3 +117,6 @@ def _take_from_donors(short: list[int], receivers: list[int], at_max: list[bool]
     for taker, donor in zip(takers, donors):
         owners.append(taker)
         ids.append(keep[donor].pop())
+
+
+__all__ = ["SmallLayout", "deal", "place_four_phase", "place_two_phase", "quotas"]

@@ -162,3 +162,5 @@ class CooperativeStickyAssignor:
         eager = _wrapped(problem).assign(problem)
         return eager if problem.protocol == "eager" else withhold(problem, eager)
 
+
+__all__ = ["CooperativeStickyAssignor", "withhold"]

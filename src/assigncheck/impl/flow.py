@@ -58,7 +58,7 @@ class PairFlows:
     new: np.ndarray
 
 
-def _min_max_count(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray,
+def min_max_count(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray,
                    reach: np.ndarray) -> int:
     """The smallest B such that every partition can be placed with no member above B."""
     n_topics, n_members = len(sizes), len(reach)
@@ -97,7 +97,7 @@ def _min_max_count(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.nd
     return lo
 
 
-def _banded(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, pair_owned: np.ndarray,
+def banded(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, pair_owned: np.ndarray,
             pair_mismatch: np.ndarray, n_members: int, bound: int = 0) -> PairFlows | None:
     """The most retaining complete assignment with every count in its band for B = max(`bound`, `count_floor`),
     with the fewest rack mismatches first (module docstring), or None."""
@@ -107,7 +107,7 @@ def _banded(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, 
     return PairFlows(keep, new) if solved(status) else None
 
 
-def _convex(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, pair_owned: np.ndarray,
+def convex(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndarray, pair_owned: np.ndarray,
             reach: np.ndarray, bound: int, rack_cost: np.ndarray) -> PairFlows:
     """The convex network's optimum (module docstring), by OR-Tools (its costs reach W·(2B-1))."""
     n_topics, n_members = len(sizes), len(reach)
@@ -152,12 +152,15 @@ def solve_counts(sizes: np.ndarray, pair_topic: np.ndarray, pair_member: np.ndar
         return PairFlows(zero, zero.copy())
     mismatch = pair_mismatch if pair_mismatch is not None else np.zeros(n_pairs, dtype=bool)
     # Bands met at the lower bound of B prove it is B (no count above it): one solve, no search for B.
-    flows = _banded(sizes, pair_topic, pair_member, pair_owned, mismatch, n_members)
+    flows = banded(sizes, pair_topic, pair_member, pair_owned, mismatch, n_members)
     if flows is not None:
         return flows
     reach = np.bincount(pair_member, weights=sizes[pair_topic], minlength=n_members).astype(np.int64)
-    bound = _min_max_count(sizes, pair_topic, pair_member, reach)
-    flows = _banded(sizes, pair_topic, pair_member, pair_owned, mismatch, n_members, bound) \
+    bound = min_max_count(sizes, pair_topic, pair_member, reach)
+    flows = banded(sizes, pair_topic, pair_member, pair_owned, mismatch, n_members, bound) \
         if bound != count_floor(sizes, pair_topic, reach) else None
-    return flows if flows is not None else _convex(sizes, pair_topic, pair_member, pair_owned.astype(np.int64), reach,
+    return flows if flows is not None else convex(sizes, pair_topic, pair_member, pair_owned.astype(np.int64), reach,
                                                    bound, rack_costs(sizes, np.ascontiguousarray(mismatch, dtype=bool)))
+
+
+__all__ = ["PairFlows", "banded", "convex", "min_max_count", "solve_counts"]

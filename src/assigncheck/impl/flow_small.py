@@ -1,5 +1,5 @@
 """`impl/flow.py` for small networks, from plain lists: `B` by Gale's condition instead of max flows, then the same
-networks, built and solved by the same compiled code (`flow._banded`, else `flow._convex`), so the same optimum is
+networks, built and solved by the same compiled code (`flow.banded`, else `flow.convex`), so the same optimum is
 picked; answers are remembered.
 `tests/impl/test_flow_small.py` holds every answer equal to `flow.solve_counts`.
 
@@ -13,21 +13,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from assigncheck.impl.flow import _banded, _convex, _min_max_count, rack_costs
+from assigncheck.impl import flow
+from assigncheck.impl.min_cost_flow import rack_costs
 
 GALE_TOPICS = 6
 
 
 def min_max_count(sizes: list[int], pair_topic: list[int], pair_member: list[int], topic_of_node: list[int],
                   members: int) -> int:
-    """The smallest B such that every partition can be placed with no member above B (`flow._min_max_count`)."""
+    """The smallest B such that every partition can be placed with no member above B (`flow.min_max_count`)."""
     topics = max(topic_of_node, default=-1) + 1
     if topics > GALE_TOPICS:
         reach = [0] * members
         for t, m in zip(pair_topic, pair_member):
             reach[m] += sizes[t]
-        return _min_max_count(np.array(sizes, dtype=np.int64), np.array(pair_topic, dtype=np.int64),
-                              np.array(pair_member, dtype=np.int64), np.array(reach, dtype=np.int64))
+        return flow.min_max_count(np.array(sizes, dtype=np.int64), np.array(pair_topic, dtype=np.int64),
+                                   np.array(pair_member, dtype=np.int64), np.array(reach, dtype=np.int64))
     size, mask = [0] * topics, [0] * topics
     for node, n in enumerate(sizes):
         size[topic_of_node[node]] += n
@@ -73,8 +74,11 @@ def _solve_counts(sizes: list[int], pair_topic: list[int], pair_member: list[int
     bound = min_max_count(sizes, pair_topic, pair_member, topic_of_node, members)
     size, node, member, owned = (np.array(x, dtype=np.int64) for x in (sizes, pair_topic, pair_member, pair_owned))
     mismatch = np.array(pair_mismatch, dtype=bool)
-    flows = _banded(size, node, member, owned, mismatch, members, bound)
+    flows = flow.banded(size, node, member, owned, mismatch, members, bound)
     if flows is None:
         reach = np.bincount(member, weights=size[node], minlength=members).astype(np.int64)
-        flows = _convex(size, node, member, owned, reach, bound, rack_costs(size, mismatch))
+        flows = flow.convex(size, node, member, owned, reach, bound, rack_costs(size, mismatch))
     return flows.keep.tolist(), flows.new.tolist()
+
+
+__all__ = ["GALE_TOPICS", "MEMO", "min_max_count", "solve_counts"]

@@ -117,3 +117,6 @@ class LagAssignor:
 
     def assign(self, problem: AnyProblem) -> Assignment:
         return assign_lag(require_problem(problem, self.name))
+
+
+__all__ = ["LagAssignor", "assign_lag", "deal_topic", "laps"]

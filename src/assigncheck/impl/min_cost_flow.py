@@ -403,3 +403,7 @@ def solved(status: int) -> bool:
     if status == STUCK:
         raise RuntimeError("min-cost flow made no progress in a phase")
     return status == SOLVED
+
+
+__all__ = ["INFEASIBLE", "NOTICE_AFTER_S", "SOLVED", "STUCK", "banded_flow", "compiled", "count_floor",
+           "min_cost_flow_from", "rack_costs", "solved"]

@@ -18,3 +18,6 @@ def require_streams_problem(problem: AnyProblem, name: str) -> StreamsProblem:
     if not isinstance(problem, StreamsProblem):
         raise InputError("problem", f"{name} assigns Streams task problems, not {type(problem).__name__}")
     return problem
+
+
+__all__ = ["require_problem", "require_streams_problem"]

@@ -220,3 +220,6 @@ def _rack_aware(problem: Problem, states: list[_TopicState]) -> Assignment:
     for s in states:
         _assign_ranges(s, False, out)
     return Assignment.of(out)
+
+
+__all__ = ["RangeAssignor", "member_info_order", "subscriber_positions", "subscribers_by_topic", "subscribers_small"]

@@ -61,3 +61,6 @@ def _plain_round_robin(problem: Problem) -> Assignment:
         cursor = member_row[-1] + 1
     index_row = [i for code, subs in enumerate(subscribers) for i in range(problem.topics[table.names[code]])]
     return Assignment.from_rows([m.member_id for m in members], member_row, table, topic_row, index_row)
+
+
+__all__ = ["RoundRobinAssignor"]

@@ -136,3 +136,6 @@ class StickyAssignor:
 def assign_by_flow(problem: Problem) -> Assignment:
     """Cases 2 and 3 of the module docstring: the plain-Python path for a small problem, the arrays otherwise."""
     return assign_small(problem) if is_small(problem) else assign_general_sticky(problem)
+
+
+__all__ = ["StickyAssignor", "assign_by_flow", "assign_general_sticky"]

@@ -291,3 +291,6 @@ def general_rows(member_sub: np.ndarray, order: np.ndarray, sub: np.ndarray, sub
     member_row, topic_row, index_row = rows_by_member(
         deal(pair_member, keep, new, claim_pair, claim_gid, none, member_class, partitions), offsets, members)
     return status, kept, member_row, topic_row, index_row
+
+
+__all__ = ["SETTLED", "deal", "general_rows", "pair_rows", "rows_by_member", "topic_layout"]

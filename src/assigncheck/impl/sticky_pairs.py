@@ -87,3 +87,6 @@ def pair_table(problem: Problem) -> PairTable:
 
 
 _NONE = np.zeros(0, dtype=np.int64)  # `pair_rows`' node arrays when the nodes are the topics
+
+
+__all__ = ["PairTable", "pair_table"]

@@ -218,3 +218,6 @@ def assign_small(problem: Problem) -> Assignment:
     receivers = [m for m, x in zip(pairs.pair_member, new) for _ in range(x)]
     sequence, pool = redeal_within_classes(pairs, receivers, free)
     return pairs.assignment(kept_owner + sequence, kept_gid + pool)
+
+
+__all__ = ["SmallPairs", "assign_small", "redeal_within_classes"]

@@ -222,3 +222,6 @@ class StreamsStickyAssignor:
 
     def assign(self, problem: AnyProblem) -> Assignment:
         return assign_streams(require_streams_problem(problem, self.name))
+
+
+__all__ = ["StreamsStickyAssignor", "assign_streams", "client_quotas"]
