@@ -1,6 +1,7 @@
-"""The public surface of the definition and the lower layers every stage shares (`spec`, `drivers`, `formats`, `run`,
-`generate`, `impl`, `findings`): each module says what it offers in `__all__`, every name there exists, and no module of the package
-reaches past it (tests may, to test a private part)."""
+"""The public surface of the definition and the lower layers every stage shares (`spec`, `drivers`, `formats`,
+`run`, `generate`, `impl`, `findings`; `toolchains` and `targets` once their work lands): each module says what it
+offers in `__all__`, every name there exists, and no module of the package reaches past it (tests may, to test a
+private part)."""
 
 import ast
 import importlib
