@@ -15,6 +15,7 @@ from assigncheck.findings.export.plan import FED_BACK, REPEATED, ROUNDS, Plan, p
 from assigncheck.findings.export.reach import Reach
 from assigncheck.findings.export.templates import check, runner, text
 from assigncheck.spec.errors import InputError
+from assigncheck.spec.model import StreamsProblem
 
 MODULES = {"franz-go": ("github.com/twmb/franz-go", "github.com/twmb/franz-go/pkg/kmsg"),
            "sarama": ("github.com/IBM/sarama",), "kafka-go": ("github.com/segmentio/kafka-go",)}
@@ -136,6 +137,26 @@ def _module_files(case: Case, reach: Reach) -> dict[str, str]:
     return {"go.mod": mod, "go.sum": text("go", "go.sum")}
 
 
+# Where a client's leader, not its balancer, meets a subscribed topic the metadata lacks: our drivers re-enact that
+# step (sarama's consumerGroup.balance fails on Client.Partitions; kafka-go's ReadPartitions answers no partitions at
+# all), so a test of the balancer alone would stay red whatever the client's leader does.
+LEADER_STEP = {"sarama": "sarama's consumerGroup.balance (Client.Partitions fails before Plan runs)",
+               "kafka-go": "kafka-go's ConsumerGroup leader (ReadPartitions answers no partitions at all)"}
+
+
+def _leader_step(case: Case, reach: Reach) -> None:
+    """Refuse a finding whose fault is in the client's leader rather than in its balancer (see `LEADER_STEP`)."""
+    problem = case.problem
+    if reach.kind not in LEADER_STEP or isinstance(problem, StreamsProblem):
+        return
+    for m in problem.members:
+        missing = sorted(t for t in m.subscription if t not in problem.topics)
+        if missing:
+            raise InputError("finding", f"{m.member_id} subscribes to {missing[0]}, which the metadata lacks: the "
+                                        f"fault is in {LEADER_STEP[reach.kind]}, which a test of the balancer does "
+                                        "not reach; replay the file with assigncheck replay")
+
+
 def source(case: Case, reach: Reach) -> str:
     if case.streams:
         raise InputError("finding", "a Go balancer assigns consumer groups, not Streams tasks")
@@ -143,6 +164,7 @@ def source(case: Case, reach: Reach) -> str:
         raise InputError("finding.processes", "H8 across processes is exported for Python targets only: Go "
                                               "randomizes map order in every process, which the test's repeated "
                                               "runs meet")
+    _leader_step(case, reach)
     p = plan(case)
     types, imports = go("types")
     driver, more = _driver(reach)
