@@ -50,11 +50,12 @@ def kept() -> list[Kept]:
 BUGS = [k for k in kept() if k.verdict["verdict"] == "bug"]
 
 
-def export(path: str, language: str, out: Path) -> list[Path]:
+def export(path: str, language: str, out: Path, pythonpath: str = "") -> list[Path]:
     """`assigncheck export PATH --as LANGUAGE --out OUT` in a fresh process from the clone (where the files' relative
-    target paths point): the files written."""
+    target paths point): the files written. `pythonpath`: where a Python object target is imported from."""
+    env = {**os.environ, "PYTHONPATH": pythonpath} if pythonpath else None
     done = subprocess.run([sys.executable, "-m", "assigncheck.ci", "export", path, "--as", language, "--out", str(out)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=RUN_S)
+                          cwd=ROOT, capture_output=True, text=True, timeout=RUN_S, env=env)
     assert done.returncode == 0, done.stderr
     return [Path(line) if Path(line).is_absolute() else ROOT / line for line in done.stdout.split()]
 
