@@ -8,7 +8,7 @@ assigner served over `cmd2:` promises H1-H8 only unless its reference says more.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from assigncheck.findings.export.case import Case, case_of, refused
@@ -72,6 +72,39 @@ def export(found: Reproducer, language: str, out: Path | None = None) -> list[Pa
     return [write_atomic(target / name, text) for name, text in sorted(written.items())]
 
 
+@dataclass(frozen=True)
+class Commands:
+    """What a report tells a reader to run on a finding's reproducer: `replay` always, `export` when a test
+    framework reaches its target (else `why_not` says why no test exports it)."""
+
+    replay: str
+    export: str | None = None
+    why_not: str = ""
+
+
+def commands(path: str) -> Commands:
+    """The replay and export commands of the reproducer at `path`, as a reader types them."""
+    import shlex
+
+    from assigncheck.findings.export.reach import language_of
+    from assigncheck.findings.replay import read
+    from assigncheck.formats.documents import load_json
+
+    quoted = shlex.quote(path)
+    replay = f"assigncheck replay {quoted}"
+    try:
+        found = read(load_json(path), path)
+    except (OSError, InputError) as e:
+        return Commands(replay, None, f"its reproducer cannot be read: {e}")
+    error = refused(found)
+    if error is not None or found.record is None:
+        return Commands(replay, None, error.message if error is not None else "it names no target")
+    language = language_of(found.record.target)
+    if language is None:
+        return Commands(replay, None, "no test framework reaches its target (a program of unknown make)")
+    return Commands(replay, f"assigncheck export {quoted} --as {language}")
+
+
 def check_language(language: str) -> str:
     from assigncheck.findings.export.reach import LANGUAGES
 
@@ -80,4 +113,4 @@ def check_language(language: str) -> str:
     return language
 
 
-__all__ = ["Writer", "check_language", "default_out", "export", "loaded"]
+__all__ = ["Commands", "Writer", "check_language", "commands", "default_out", "export", "loaded"]
