@@ -1,6 +1,6 @@
 """Every kept finding that is a bug (`finding.<library>.verdict` "bug", examples/*-findings/) exported as a test in
 its target's own framework, and that test run alone as its user would run it: red on the affected release, saying
-the broken rule in assigncheck's words, and, where a release fixed the bug, green on that release.
+the broken rule in assigncheck's words, and, where a release fixed the bug (`fixed_in`), green on that release.
 
 The pytest and node exports run in the default suite, as do KAFKA-18688 (red on 4.0.0, green on 4.0.1) and one
 finding per Go client; every other Maven and Go run is `slow` (`make test-slow`): each JUnit run is a Maven build
@@ -15,8 +15,6 @@ import pytest
 from assigncheck.findings.export.rules import PLACEHOLDER, RULES
 from tests.findings.exports import BUGS, Kept, export, run_go, run_maven, run_node, run_pytest
 
-# Releases that fixed a bug, the exported test green on them: (finding, the pom's kafka.version).
-FIXED = {"uniform-kafka-18688-balanced-group-moves": "4.0.1", "sticky-task-floor-quota-moves-active": "4.4.0"}
 # Go findings whose fault is in the client's leader, not its balancer: `export` refuses them (exit 2).
 LEADER_STEP = {"leader-fails-on-a-missing-topic", "missing-topic-leaves-the-group-without-partitions"}
 # One Go finding per client in the default suite.
@@ -88,6 +86,7 @@ def test_the_junit_export_of_a_bug_is_red_and_green_where_fixed(kept, tmp_path):
     export(kept.path, "junit", tmp_path / "out")
     run = run_maven(tmp_path / "out")
     assert run.red and states_rule(kept, run.output), run.output[-3000:]
-    if kept.name in FIXED:
-        fixed = run_maven(tmp_path / "out", FIXED[kept.name])
+    fixed_in = kept.verdict.get("fixed_in")  # the release that fixed it: the same test is green there
+    if fixed_in:
+        fixed = run_maven(tmp_path / "out", fixed_in)
         assert not fixed.red, fixed.output[-3000:]

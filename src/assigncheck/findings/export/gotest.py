@@ -2,8 +2,9 @@
 with its own module: `go.mod` and `go.sum` pinning the client exactly as assigncheck's Go module does (a copy of
 `go/go.mod` and `go/go.sum`, held equal to them by the tests) and `<name>_test.go`, so `go test ./...` runs it alone.
 
-The test leads the group as the client's leader does (`templates/go/<client>.tmpl`, the same steps as our driver's
-package: `go/franzgo`, `go/saramabalance`, `go/kafkago`) and asserts the broken invariant (`templates/go/checks/`)."""
+The test leads the group as the client's leader does (`findings/export/templates/go/<client>.tmpl`, the same steps
+as our driver's package: `go/franzgo`, `go/saramabalance`, `go/kafkago`) and asserts the broken invariant
+(`findings/export/templates/go/checks/`)."""
 
 from __future__ import annotations
 

@@ -2,9 +2,9 @@
 package: `package.json` and `package-lock.json` pinning KafkaJS as assigncheck's `js/` does (the lock's entry held equal
 to `js/package-lock.json`'s by the tests) and `<name>.test.js`, so `npm ci && node --test` runs it alone.
 
-The test runs one rebalance as KafkaJS's consumer group does (`templates/node/kafkajs.tmpl`: the leader's assigner on
-every member's metadata, the leader's own topics and cluster, as `js/lib/leader.js` drives it) and asserts the broken
-invariant (`templates/node/checks/`)."""
+The test runs one rebalance as KafkaJS's consumer group does (`findings/export/templates/node/kafkajs.tmpl`: the
+leader's assigner on every member's metadata, the leader's own topics and cluster, as `js/lib/leader.js` drives it) and
+asserts the broken invariant (`findings/export/templates/node/checks/`)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
-"""The exported tests' code in each language, kept as files beside this module (`templates/<language>/`): per API or
-client the imports and the driver that calls the target as assigncheck's own driver does, the problem's types, the
-helpers, and one check per invariant (`checks/<invariant>.tmpl`). A writer reads them with `text` and fills in only
-what is the finding's own: the problem, the figures, the rule's words."""
+"""The exported tests' code in each language, kept as files beside this module
+(`findings/export/templates/<language>/`): per API or client the imports and the driver that calls the target as
+assigncheck's own driver does, the problem's types, the helpers, and one check per invariant
+(`checks/<invariant>.tmpl`). A writer reads them with `text` and fills in only what is the finding's own: the problem,
+the figures, the rule's words."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from importlib.resources import files
 
 @cache
 def text(language: str, name: str) -> str:
-    """The template `templates/<language>/<name>.tmpl` (a `FileNotFoundError` when there is none)."""
+    """The template `findings/export/templates/<language>/<name>.tmpl` (a `FileNotFoundError` when there is none)."""
     return (files(__package__) / "templates" / language / f"{name}.tmpl").read_text(encoding="utf-8")
 
 
