@@ -122,3 +122,15 @@ def test_a_python_export_fails_with_the_rule_in_words(tmp_path):
     run = run_pytest(path.parent)
     assert run.red
     assert say(rule("H3"), member="c4", partition="t1-2", topic="t1") in run.output
+
+
+def test_the_exports_pin_the_clients_as_assigncheck_does():
+    """An exported Go module and npm package pin the client as `go/` and `js/` do: the copies the package ships for
+    them are those files (or the lock's KafkaJS entry), word for word."""
+    from assigncheck.findings.export.node import KAFKAJS_VERSION
+
+    assert templates.text("go", "go.mod") == (ROOT / "go" / "go.mod").read_text()
+    assert templates.text("go", "go.sum") == (ROOT / "go" / "go.sum").read_text()
+    lock = json.loads((ROOT / "js" / "package-lock.json").read_text())["packages"]["node_modules/kafkajs"]
+    assert json.loads(templates.text("node", "kafkajs.lock")) == lock
+    assert json.loads((ROOT / "js" / "package.json").read_text())["dependencies"]["kafkajs"] == KAFKAJS_VERSION
