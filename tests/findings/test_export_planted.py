@@ -74,3 +74,24 @@ def test_your_python_object_red_on_its_bug_green_once_fixed(tmp_path):
     shutil.copy(PLANTED / "fixed" / "planted_assignor.py", module)  # the object fixed; the test untouched
     green = run_pytest(test.parent, pythonpath=str(module))
     assert not green.red, green.output[-3000:]
+
+
+def test_your_python_object_that_follows_the_hash_seed_is_red_in_two_processes(tmp_path):
+    """H8 across processes: the exported pytest runs the object in two fresh interpreters, started with the two values
+    of PYTHONHASHSEED the finding records, red while its fill order is a set's (`set_order_target.SetOrder`), green once
+    it fills in sorted order."""
+    module = tmp_path / "code"
+    module.mkdir()
+    source = (TESTS / "fixtures" / "set_order_target.py").read_text()
+    (module / "hash_order.py").write_text(source)
+    doc = {"format": 1, "topics": {"t": 6}, "members": [{"id": f"m{i}", "subscription": ["t"]} for i in range(4)],
+           "finding": {"target": {"spec": "hash_order:SetOrder"}, "invariant": "H8", "seed": 0, "cause": "processes",
+                       "processes": {"env": "PYTHONHASHSEED", "values": ["1", "2"]}}}
+    path = tmp_path / "hash-order.json"
+    path.write_text(json.dumps(doc))
+    (test,) = export(str(path), "pytest", tmp_path / "pytest", pythonpath=str(module))
+    red = run_pytest(test.parent, pythonpath=str(module))
+    assert red.red and "a process started with PYTHONHASHSEED=2" in red.output, red.output[-3000:]
+    (module / "hash_order.py").write_text(source.replace("fill_sorted=False", "fill_sorted=True"))
+    green = run_pytest(test.parent, pythonpath=str(module))
+    assert not green.red, green.output[-3000:]
