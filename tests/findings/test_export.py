@@ -71,6 +71,15 @@ def test_an_invariant_with_no_rule_in_words_is_not_exported(tmp_path, capsys):
               "racks is not exported")
 
 
+def test_a_consumer_check_on_a_streams_problem_is_not_exported(tmp_path, capsys):
+    path = tmp_path / "streams.json"
+    path.write_text(json.dumps({"format": 1, "kind": "streams", "subtopologies": {"s0": 2},
+                                "clients": [{"id": "c0", "capacity": 1}],
+                                "finding": {"target": {"spec": "streams-sticky", "promises": "exact=streams"},
+                                            "invariant": "exact", "seed": 0}}))
+    one_error(capsys, ["export", str(path), "--as", "pytest"], "finding.invariant", "exact on a Streams task problem")
+
+
 def test_an_unwritable_out_is_refused_before_any_work(tmp_path, capsys):
     taken = tmp_path / "a-file"
     taken.write_text("")

@@ -105,6 +105,11 @@ def refused(found: Reproducer) -> InputError | None:
     if record.invariant not in RULES:
         return InputError("finding.invariant", f"{record.invariant} is not exported: its check needs assigncheck's "
                                                f"spec at run time (exported: {', '.join(RULES)})")
+    streams = isinstance(found.problem, StreamsProblem)
+    if streams != record.invariant.startswith("streams.") and record.invariant not in ("H7", "H8"):
+        kind = "a Streams task problem" if streams else "a consumer group"
+        return InputError("finding.invariant", f"{record.invariant} on {kind} is not exported: the tests check it "
+                                               f"on {'consumer groups' if streams else 'Streams task problems'} only")
     return None
 
 
