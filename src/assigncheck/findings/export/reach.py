@@ -31,7 +31,7 @@ _OBJECT = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
 @dataclass(frozen=True)
 class Reach:
     """How a test of `language` reaches the target: `kind` of code, `name` of the class, balancer, assigner or
-    object, and `options` (a Go driver's flags)."""
+    object, and `options` (a Go driver's flags; for a `java:` class once loaded, its Kafka version and protocols)."""
 
     language: str
     kind: str

@@ -30,7 +30,8 @@ def _writers() -> dict[str, Writer]:
 
 def loaded(ref: TargetRef, reach: Reach) -> tuple[Promises, Reach]:
     """What the finding's target is held to (its reference's promises, else its own) and how the test reaches it (a
-    `java:` class: the API its ready line names, as "API:KAFKA-VERSION" in `options`)."""
+    `java:` class: its `kind` is the API its bridge's ready line names, its `options` the Kafka version and the
+    rebalance protocols the class supports)."""
     declared = ref.declared()
     if reach.language in ("go", "node"):
         return declared if declared is not None else Promises(), reach  # a cmd2: program: H1-H8 unless told
