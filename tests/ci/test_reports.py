@@ -1,6 +1,8 @@
 """The gate's reports: JUnit XML, JSON, Markdown (the HTML page: tests/ci/test_report_page.py)."""
 
 import json
+import os
+import re
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -116,7 +118,8 @@ def test_every_report_counts_bugs(tmp_path):
     failing = root.find(".//testcase[@classname='t.proofs'][@name='H3']/failure").text
     assert "found by: properties, proofs, fuzz" in failing and "and on the same partitions: H4" in failing
     md = files["markdown"].read_text()
-    assert "| `t` | H3 | properties, proofs, fuzz | H3 broke | r/proofs-H3|a.json |" in md.replace("\\|", "|")
+    assert ("| `t` | H3 | properties, proofs, fuzz | H3 broke | r/proofs-H3|a.json<br>`assigncheck replay "
+            "'r/proofs-H3|a.json'` |") in md.replace("\\|", "|")
 
 
 def test_a_gate_s_reports_and_console_agree_on_its_bugs(tmp_path, capsys, steady):
@@ -140,6 +143,16 @@ def test_a_gate_s_reports_and_console_agree_on_its_bugs(tmp_path, capsys, steady
     shown = [line.split("reproducer: ", 1)[1] for line in out.splitlines() if "reproducer: " in line]
     assert shown == [b["reproducer"] for b in doc["bugs"]] and all(Path(p).is_file() for p in shown)
     assert max(map(len, shown)) > 80 and "…" not in out and "deals-kept-claims" in out
+    for path in shown:  # each bug says how to replay it and to export it as a test (the target is a Python object)
+        assert f"    replay: assigncheck replay {path}" in out.splitlines()
+        assert f"    export: assigncheck export {path} --as pytest" in out.splitlines()
+        assert f"`assigncheck export {path} --as pytest`" in files["markdown"].read_text()
+    page = files["html"].read_text()
+    for bug in doc["bugs"]:  # the page links each reproducer, and shows its problem beside the target's output
+        assert f"<a href='{os.path.relpath(bug['reproducer'], tmp_path)}'>" in page
+    sides = re.findall(r"<div class='side'>(.*?)</div>", page, re.S)
+    assert len(sides) == len(doc["bugs"]) and all("&quot;members&quot;" in s and "&quot;assignment&quot;" in s
+                                                  for s in sides)
 
 
 def test_the_console_says_why_a_stage_was_skipped_and_counts_bugs(tmp_path, capsys):

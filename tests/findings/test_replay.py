@@ -24,6 +24,17 @@ def test_replay_confirms_a_reproducer(tmp_path, capsys):
     assert "reproduces: balance.perfect" in capsys.readouterr().out
 
 
+def test_replay_json_carries_the_output_that_reproduced_it(tmp_path, capsys):
+    """What the target gave on the problem, for the reports to show beside it (none once it no longer reproduces)."""
+    path = str(_reproducer(tmp_path))
+    assert main(["replay", path, "--json"]) == 1
+    answer = json.loads(capsys.readouterr().out)
+    counts = {m: sum(map(len, topics.values())) for m, topics in answer["output"]["assignment"].items()}
+    assert sorted(counts) == ["a", "b", "c"] and max(counts.values()) - min(counts.values()) > 1
+    assert main(["replay", path, "--json", "--target", "tests.fixtures.broken_assignors:SameGenerationBothKeep"]) == 0
+    assert json.loads(capsys.readouterr().out)["output"] is None
+
+
 def test_replay_against_a_target_without_the_bug_exits_0(tmp_path, capsys):
     path = _reproducer(tmp_path)
     assert main(["replay", str(path), "--target", "tests.fixtures.broken_assignors:SameGenerationBothKeep"]) == 0
@@ -98,7 +109,7 @@ def test_replay_json_has_each_kinds_keys(tmp_path, capsys):
     for name, path in (("check", ordinary), ("codec", codec), ("model", model)):
         main(["replay", str(path), "--json"])
         keys[name] = list(json.loads(capsys.readouterr().out))
-    assert keys == {"check": ["file", "target", "invariant", "reproduces", "summary", "violations"],
+    assert keys == {"check": ["file", "target", "invariant", "reproduces", "summary", "violations", "output"],
                     "codec": ["file", "target", "reproduces", "summary"],
                     "model": ["target", "invariant", "reproduces", "summary"]}
 

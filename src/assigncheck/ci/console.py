@@ -61,6 +61,14 @@ def _skipped(result: GateResult) -> list[str]:
             f"{escape(reason)}" for stage, reason, targets in result.skipped()]
 
 
+def bug_commands(reproducer: str) -> list[tuple[str, str]]:
+    """(what, command) for a bug's reproducer: replay it, and export it as a test where a framework reaches it."""
+    from assigncheck.findings.export.write import commands
+
+    said = commands(reproducer)
+    return [("replay", said.replay), *([("export", said.export)] if said.export else [])]
+
+
 def bug_lines(bug: Bug) -> list[str]:
     """A bug: its mark, target, invariant and message, the stages that found it, its reproducer, and each
     consequence of the same wrong partitions under it."""
@@ -72,6 +80,7 @@ def bug_lines(bug: Bug) -> list[str]:
              f"    found by: {', '.join(bug.stages)}"]
     if f.reproducer:
         lines.append(f"    reproducer: {escape(f.reproducer)}")
+        lines += [f"    {what}: {escape(command)}" for what, command in bug_commands(f.reproducer)]
     for c in bug.consequences:
         lines.append(f"    and on the same partitions: {c.shown.invariant} ({', '.join(c.stages)}): "
                      f"{escape(bounded(c.shown.message, LINE))}")

@@ -5,16 +5,21 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from urllib.parse import quote
 from xml.etree import ElementTree as ET
 
+from assigncheck.ci.console import bug_commands
 from assigncheck.ci.plots import plots
 from assigncheck.ci.results import GateResult, StageResult, bounded_result
 from assigncheck.findings.finding import STATUSES, Bug, Finding
 from assigncheck.formats.bounded import bounded
 from assigncheck.formats.documents import write_atomic
+
+SIDE_CHARS = 4_000  # characters of a bug's problem, and of the target's output, the page shows
 
 
 def write_all(result: GateResult, report_dir: str | Path) -> dict[str, Path]:
@@ -24,7 +29,7 @@ def write_all(result: GateResult, report_dir: str | Path) -> dict[str, Path]:
         "junit": write_atomic(out / "junit.xml", junit_xml(result)),
         "json": write_atomic(out / "report.json", json.dumps(result.to_json(), indent=1) + "\n"),
         "markdown": write_atomic(out / "summary.md", markdown(result)),
-        "html": write_atomic(out / "report.html", html_page(result)),
+        "html": write_atomic(out / "report.html", html_page(result, out)),
     }
 
 
@@ -196,8 +201,16 @@ def _md_bugs(result: GateResult) -> list[str]:
             also = "<br>".join(f"{c.shown.invariant} ({', '.join(c.stages)}): {_md(c.shown.message, 160)}"
                                for c in b.consequences)
             lines.append(f"| `{f.target}` | {f.invariant} | {', '.join(b.stages)} | {_md(f.message)} | "
-                         f"{f.reproducer or ''} | {also} | {_md(f.why, 160)} |")
+                         f"{_md_reproducer(f)} | {also} | {_md(f.why, 160)} |")
     return lines
+
+
+def _md_reproducer(f: Finding) -> str:
+    """A bug's reproducer, and the commands that replay it and export it as a test."""
+    if not f.reproducer:
+        return ""
+    commands = [f"`{_md(command, 600)}`" for _, command in bug_commands(f.reproducer)]
+    return "<br>".join([_md(f.reproducer, 400), *commands])
 
 
 def markdown(result: GateResult) -> str:
@@ -247,23 +260,68 @@ def _cell(*lines: str) -> str:
     return "<td class='long'>" + "<br>".join(map(_breakable, lines)) + "</td>"
 
 
-def _html_bugs(result: GateResult) -> str:
-    """The bugs table's rows: a row per bug, its consequences in it."""
+def _link(path: str, report_dir: Path | None) -> str:
+    """A link to a reproducer file, relative to the page (the report directory holds both)."""
+    href = os.path.relpath(path, report_dir) if report_dir is not None else path
+    return f"<a href='{html.escape(quote(href), quote=True)}'>{_breakable(path)}</a>"
+
+
+def _html_reproducer(f: Finding, report_dir: Path | None) -> str:
+    """The reproducer cell: its file, linked, and the commands that replay it and export it as a test."""
+    if not f.reproducer:
+        return "<td></td>"
+    said = "".join(f"<br>{html.escape(what)}: <code>{_breakable(command)}</code>"
+                   for what, command in bug_commands(f.reproducer))
+    return f"<td class='long'>{_link(f.reproducer, report_dir)}{said}</td>"
+
+
+def _problem_text(path: str) -> str:
+    """The reproducer's problem, as its file lists it (its note and finding record left out)."""
+    from assigncheck.formats.documents import dumps, load_json
+
+    try:
+        doc = load_json(path)
+    except (OSError, ValueError) as e:
+        return f"(its reproducer cannot be read: {e})"
+    if not isinstance(doc, dict):
+        return "(not a problem document)"
+    return bounded(dumps({k: v for k, v in doc.items() if k not in ("note", "finding")}, pretty=True), SIDE_CHARS)
+
+
+def _side_by_side(f: Finding) -> str:
+    """The minimized problem beside what the target gave on it (when the replay that confirmed it recorded it)."""
+    from assigncheck.formats.documents import dumps, parse_json
+
+    if not f.reproducer:
+        return ""
+    output = "(not recorded: the finding was not confirmed by a replay of its file)"
+    if f.output:
+        output = bounded(dumps(parse_json(f.output, "output"), pretty=True), SIDE_CHARS)
+    return (f"<tr class='detail'><td colspan='8'><details{' open' if f.status == 'confirmed' else ''}>"
+            "<summary>the problem and the target's output</summary><div class='side'>"
+            f"<figure><figcaption>the minimized problem</figcaption><pre>{html.escape(_problem_text(f.reproducer))}"
+            f"</pre></figure><figure><figcaption>what the target gave ({html.escape(f.invariant)} breaks)"
+            f"</figcaption><pre>{html.escape(output)}</pre></figure></div></details></td></tr>")
+
+
+def _html_bugs(result: GateResult, report_dir: Path | None = None) -> str:
+    """The bugs table's rows: a row per bug, its consequences in it, and under it its problem and output."""
     esc = html.escape
 
     def row(b: Bug) -> str:
         f = b.shown
         also = [f"{c.shown.invariant} ({', '.join(c.stages)}): {c.shown.message}" for c in b.consequences]
         return (f"<tr class='{f.status}'><td>{esc(f.status)}</td>{_cell(f.target)}<td>{esc(f.invariant)}</td>"
-                f"<td>{esc(', '.join(b.stages))}</td>{_cell(f.message)}{_cell(f.reproducer or '')}"
-                f"{_cell(*also)}{_cell(f.why)}</tr>")
+                f"<td>{esc(', '.join(b.stages))}</td>{_cell(f.message)}{_html_reproducer(f, report_dir)}"
+                f"{_cell(*also)}{_cell(f.why)}</tr>{_side_by_side(f)}")
 
     found = sorted(result.bugs, key=lambda b: list(STATUSES).index(b.status))
     return "".join(map(row, found)) or "<tr><td colspan='8'>none</td></tr>"
 
 
-def html_page(result: GateResult) -> str:
-    """The page, with plots of the stages' per-instance rows (the campaign's sizes, times and quality)."""
+def html_page(result: GateResult, report_dir: Path | None = None) -> str:
+    """The page, with plots of the stages' per-instance rows (the campaign's sizes, times and quality); links to the
+    reproducers are relative to `report_dir`, where the page is written."""
     result = bounded_result(result)  # target text, cut (a cut text is not cut again)
     esc = html.escape
     table_rows = "".join(
@@ -276,7 +334,7 @@ def html_page(result: GateResult) -> str:
         f"{_cell(s.error) if s.error else _cell(*(f'{k}={v}' for k, v in _scalar_stats(s)))}</tr>"
         for s in result.stages
     )
-    findings = _html_bugs(result)
+    findings = _html_bugs(result, report_dir)
     notes = "".join(f"<li>{esc(w)}</li>" for w in result.warnings) or "<li>none</li>"
     figures = "".join(plot.html() for plot in plots(result)) or (
         "<p>No plots: they need matplotlib (pip install 'assigncheck[plots]').</p>")
@@ -293,6 +351,10 @@ td, th {{ border: 1px solid #ccc; padding: 4px 8px; text-align: left; vertical-a
 tr.ok td:nth-child(3) {{ color: #185; }} tr.bad td:nth-child(3) {{ color: #b22; font-weight: bold; }}
 figure {{ display: inline-block; vertical-align: top; max-width: 100%; margin: 1em 1em 1em 0; }}
 figcaption {{ margin-bottom: 0.5em; }} img {{ max-width: 100%; height: auto; }}
+/* A bug's problem and the target's output side by side, each scrolling inside its half. */
+div.side {{ display: flex; gap: 1em; }} div.side figure {{ flex: 1 1 0; min-width: 0; margin: 0.5em 0; }}
+pre {{ white-space: pre-wrap; overflow-wrap: anywhere; overflow: auto; max-height: 30em; background: #f6f6f6;
+       padding: 0.5em; margin: 0; }}
 </style></head><body>
 <h1 id="verdict">assigncheck gate ({esc(result.profile)}): {verdict}</h1>
 <p id="counts">{len(result.targets)} target(s), {esc(result.counts_text())} (unconfirmed and unreachable: listed,

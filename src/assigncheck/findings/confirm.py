@@ -198,6 +198,13 @@ def also(problem: AnyProblem, violations: Sequence[Violation], matching: Sequenc
                                if v not in matching and mine.intersection(v.partitions)))
 
 
+def _output_text(output: Any) -> str:
+    """The target's output a replay reported, as the finding keeps it (JSON text; empty when there is none)."""
+    from assigncheck.formats.documents import dumps
+
+    return dumps(output) if isinstance(output, dict) else ""
+
+
 def confirm(findings: Sequence[Finding], target_of: Callable[[Finding], Assignor | None], filing: Filing,
             timeout_s: float) -> list[Finding]:
     """Each finding with its status: unreachable (its problem), confirmed (replayed in a fresh process) or
@@ -226,12 +233,14 @@ def confirm(findings: Sequence[Finding], target_of: Callable[[Finding], Assignor
             where = "replayed from the file in the gate's process (the target cannot be loaded by another)"
             return replace(f, status="confirmed" if here.reproduces else "unconfirmed",
                            why="" if here.reproduces else f"{where}: no longer reproduces",
-                           also=also(problem, [s.violation for s in here.violations], here.matching))
+                           also=also(problem, [s.violation for s in here.violations], here.matching),
+                           output=_output_text(here.output))
         code, answer, err = replay_in_fresh_process(path, timeout_s)
         if code == 1:
             seen = [Seen.from_json(v) for v in (answer or {}).get("violations", ())]
             return replace(f, status="confirmed", why="",
-                           also=also(problem, [s.violation for s in seen], [s.violation for s in seen if s.matches]))
+                           also=also(problem, [s.violation for s in seen], [s.violation for s in seen if s.matches]),
+                           output=_output_text((answer or {}).get("output")))
         said = (answer or {}).get("summary") or err or f"exit code {code}"
         return replace(f, status="unconfirmed", why=f"replay from the file alone: {said}")
 

@@ -38,6 +38,7 @@ class Finding:
     size: int = 0  # members + partitions (Streams: clients + tasks) of its reproducer's problem
     # (invariant, signature) of what else the replay saw break on the same partitions of its problem
     also: tuple[tuple[str, str], ...] = ()
+    output: str = ""  # what the target gave on its reproducer's problem when the replay confirmed it (JSON text)
 
     @classmethod
     def of(cls, stage: str, target: str, v: Violation, **kw: Any) -> Finding:

@@ -33,7 +33,7 @@ from typing import Any
 from assigncheck.findings.reproducers import codec_finding
 from assigncheck.formats.reproducer import Record, TargetRef, record_of
 from assigncheck.run.interrupt import stop_if_interrupted
-from assigncheck.spec.model import AnyProblem
+from assigncheck.spec.model import AnyProblem, Assignment
 from assigncheck.spec.promises import Assignor
 from assigncheck.spec.violations import Violation
 
@@ -50,7 +50,7 @@ KINDS: dict[str, str] = {
 }
 
 # The keys of each kind's JSON answer, in the order `assigncheck replay --json` prints them.
-CHECKED = ("file", "target", "invariant", "reproduces", "summary", "violations")
+CHECKED = ("file", "target", "invariant", "reproduces", "summary", "violations", "output")
 MODEL = ("target", "invariant", "reproduces", "summary")
 CODEC = ("file", "target", "reproduces", "summary")
 LIVE = ("file", "target", "invariant", "reproduces", "violations", "seconds", "summary")
@@ -115,6 +115,7 @@ class Replayed:
     stepped: bool = False  # a live group's: each violation names its schedule step
     keys: tuple[str, ...] = CHECKED  # the keys of its JSON answer, in order (the kind's: see above)
     notes: tuple[str, ...] = ()  # what else it did, for people (`assigncheck replay` says it on stderr)
+    output: dict[str, Any] | None = None  # the target's output on the problem when it reproduces (`output_of`)
 
     @property
     def matching(self) -> list[Violation]:
@@ -126,7 +127,7 @@ class Replayed:
             "file": self.file, "invariant": self.invariant, "reproduces": self.reproduces, "summary": self.summary,
             "target": self.target.to_json() if isinstance(self.target, TargetRef) else self.target,
             "violations": [s.to_json(self.stepped) for s in self.violations],
-            "seconds": None if self.seconds is None else round(self.seconds, 1)}
+            "seconds": None if self.seconds is None else round(self.seconds, 1), "output": self.output}
         return {key: values[key] for key in self.keys}
 
 
@@ -170,31 +171,54 @@ def replay(found: Reproducer, on: On) -> Replayed:
 # ---- the kinds this layer replays ----------------------------------------------------------------------------
 
 
-def check(target: Assignor, problem: AnyProblem, seed: int, budget_s: float, hang_s: float | None = None
-          ) -> list[Violation]:
-    """The violations `run.assignor_check.check_assignor` finds on `problem`, with no measuring."""
+def checked(target: Assignor, problem: AnyProblem, seed: int, budget_s: float, hang_s: float | None = None
+            ) -> tuple[Assignment | None, list[Violation]]:
+    """The target's output on `problem` (None: it failed H7) and the violations `run.assignor_check.check_assignor`
+    finds there, with no measuring."""
     from assigncheck.run.assignor_check import check_assignor
 
     stop_if_interrupted()  # minimization calls this in a loop
 
-    return list(check_assignor(target, problem, seed=seed, budget_s=budget_s, hang_s=hang_s,
-                               measure=False)[1].violations)
+    out, report = check_assignor(target, problem, seed=seed, budget_s=budget_s, hang_s=hang_s, measure=False)
+    return out, list(report.violations)
+
+
+def check(target: Assignor, problem: AnyProblem, seed: int, budget_s: float, hang_s: float | None = None
+          ) -> list[Violation]:
+    """The violations `run.assignor_check.check_assignor` finds on `problem`, with no measuring."""
+    return checked(target, problem, seed, budget_s, hang_s)[1]
+
+
+def output_of(out: Assignment | None, violations: list[Violation]) -> dict[str, Any]:
+    """What the target gave, as reports show it beside the problem: its assignment document, or the H7 failure."""
+    if out is not None:
+        from assigncheck.formats.documents import assignment_to_json
+
+        return {k: v for k, v in assignment_to_json(out).items() if k != "format"}
+    failed = next((v for v in violations if v.invariant == "H7"), None)
+    return {"error": failed.message if failed is not None else "no output"}
+
+
+def _reproduce(target: Assignor, problem: AnyProblem, invariant: str | None, seed: int, budget_s: float,
+               hang_s: float | None) -> tuple[list[Violation], list[Violation], int, dict[str, Any]]:
+    from assigncheck.spec.violations import judged_as
+
+    wanted = judged_as(invariant) if invariant else None
+    tries = H8_TRIES if wanted == "H8" else 1
+    violations: list[Violation] = []
+    out: Assignment | None = None
+    attempt = 0
+    while attempt < tries and not any(wanted in (None, v.invariant) for v in violations):
+        attempt += 1
+        out, violations = checked(target, problem, seed, budget_s, hang_s)
+    return violations, [v for v in violations if wanted in (None, v.invariant)], attempt, output_of(out, violations)
 
 
 def reproduces(target: Assignor, problem: AnyProblem, invariant: str | None, seed: int, budget_s: float,
                hang_s: float | None = None) -> tuple[list[Violation], list[Violation], int]:
     """Check `problem` again: (every violation, those of `invariant` (all when None), tries). Nondeterminism
     (H8) shows when two runs of one input differ, which may take a few tries."""
-    from assigncheck.spec.violations import judged_as
-
-    wanted = judged_as(invariant) if invariant else None
-    tries = H8_TRIES if wanted == "H8" else 1
-    violations: list[Violation] = []
-    attempt = 0
-    while attempt < tries and not any(wanted in (None, v.invariant) for v in violations):
-        attempt += 1
-        violations = check(target, problem, seed, budget_s, hang_s)
-    return violations, [v for v in violations if wanted in (None, v.invariant)], attempt
+    return _reproduce(target, problem, invariant, seed, budget_s, hang_s)[:3]
 
 
 def target_ref(found: Reproducer, on: On) -> TargetRef:
@@ -247,7 +271,8 @@ def replay_check(found: Reproducer, on: On) -> Replayed:
     try:
         wanted = judged_as(invariant) if invariant else None
         tries = H8_TRIES if wanted == "H8" else 1
-        violations, matching, attempt = reproduces(opened.target, problem, invariant, seed, on.budget_s, on.hang_s)
+        violations, matching, attempt, output = _reproduce(opened.target, problem, invariant, seed, on.budget_s,
+                                                           on.hang_s)
         what = wanted or (matching[0].invariant if matching else "any violation")
         summary = (f"reproduces: {what} on {opened.name}" + (f" (try {attempt} of {tries})" if tries > 1 else "")
                    if matching else f"no longer reproduces {what} on {opened.name}")
@@ -258,7 +283,8 @@ def replay_check(found: Reproducer, on: On) -> Replayed:
     finally:
         opened.close()
     return Replayed(bool(matching), summary, opened.ref, found.file, wanted,
-                    tuple(Seen(v, v in matching) for v in violations), notes=notes)
+                    tuple(Seen(v, v in matching) for v in violations), notes=notes,
+                    output=output if matching else None)
 
 
 def _minimize(target: Assignor, found: Reproducer, violation: Violation, seed: int, budget_s: float,
@@ -339,6 +365,6 @@ def replay_timing(found: Reproducer, on: On) -> Replayed:
 
 __all__ = [
     "CHECKED", "CODEC", "H8_TRIES", "KINDS", "LIVE", "MODEL", "On", "Replayed",
-    "Reproducer", "Seen", "check", "kind_of", "read", "replay", "replay_check", "replay_processes", "replay_timing",
-    "reproduces", "target_ref",
+    "Reproducer", "Seen", "check", "checked", "kind_of", "output_of", "read", "replay", "replay_check",
+    "replay_processes", "replay_timing", "reproduces", "target_ref",
 ]
