@@ -95,8 +95,10 @@ def _run_with_bar(console: Any, targets: Sequence[Assignor], plan: Plan, args: a
     """The gate, with a progress bar of its (stage, target) steps on a terminal (off one, a bar draws nothing
     but its last newline)."""
     from rich import progress as bars
+    from rich.markup import escape
 
     from assigncheck.ci.pipeline import run_gate
+    from assigncheck.formats.bounded import shown
 
     if not console.is_terminal:
         return run_gate(targets, plan, args.seed, args.master, h8_env=args.h8_env)
@@ -109,7 +111,7 @@ def _run_with_bar(console: Any, targets: Sequence[Assignor], plan: Plan, args: a
         def progress(event: Progress) -> None:
             if event.event == "done":
                 bar.advance(task, event.steps)
-            else:
-                bar.update(task, description=f"gate: {event}")
+            else:  # a target's name may hold markup or escape sequences: shown as text
+                bar.update(task, description=escape(shown(f"gate: {event}", 200)))
 
         return run_gate(targets, plan, args.seed, args.master, progress=progress, h8_env=args.h8_env)

@@ -135,6 +135,7 @@ def _classpath(args: argparse.Namespace, runs: list[tuple[str, str, str]]) -> tu
 
 def _group(args: argparse.Namespace, client: Client, schedule: Schedule, bootstrap: str, out: Path) -> bool:
     """Run the schedule with one client and report it: does it have a confirmed finding?"""
+    from assigncheck.formats.bounded import shown
     from assigncheck.live import session
 
     spec = session.LiveSpec(client, schedule, args.seed, args.promises, args.converge)
@@ -150,7 +151,7 @@ def _group(args: argparse.Namespace, client: Client, schedule: Schedule, bootstr
         confirmed, said = confirm(path, REPLAY_S + len(schedule.steps) * args.converge)
         failed |= confirmed
         where = "callback timelines" if step is None else f"after step {step}"
-        print(f"    {v.invariant} ({where}): {v.message}")
+        print(f"    {v.invariant} ({where}): {shown(v.message)}")
         print(f"    reproducer: {path} ({'confirmed' if confirmed else f'unconfirmed: {said}'})")
         if confirmed and args.minimize:
             _minimize(spec, v.invariant, bootstrap, out)
