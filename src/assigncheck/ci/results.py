@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from assigncheck.findings.finding import STATUSES, Bug, Finding, Status, bugs
@@ -68,6 +69,7 @@ class GateResult:
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)  # gate-wide warnings (a busy machine)
     load: float | None = None  # the machine's load average when the run started
+    reports: dict[str, Path] = field(default_factory=dict)  # the reports published, by kind (junit, json, ...)
 
     @property
     def findings(self) -> list[Finding]:
