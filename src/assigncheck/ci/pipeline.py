@@ -34,7 +34,7 @@ from assigncheck.ci.stages import STAGES, StageRun
 from assigncheck.findings.confirm import confirm
 from assigncheck.findings.finding import Finding
 from assigncheck.run.calls import hang_limit
-from assigncheck.run.interrupt import ctrl_c_stops
+from assigncheck.run.interrupt import ctrl_c_stops, stop_if_interrupted
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.promises import Assignor
 
@@ -101,9 +101,9 @@ def run_gate(targets: Sequence[Assignor], plan: Plan, seed: int = 0, master: str
             for stage in plan.stages:
                 for done in _stage(stage)(targets, ctx):
                     result.stages.append(_confirmed(done, targets, ctx))
-        result.seconds = time.monotonic() - started
-        result.notes.extend(notes)
-        _published(work, plan.report_dir, result, reports)
+            result.seconds = time.monotonic() - started
+            result.notes.extend(notes)
+            _published(work, plan.report_dir, result, reports)
     except BaseException as e:  # Ctrl-C, a usage error, a full disk: the previous reports stay as they were
         shutil.rmtree(work, ignore_errors=True)
         if isinstance(e, OSError) or isinstance(e, InputError) and e.path.startswith(str(work)):
@@ -146,5 +146,6 @@ def _published(work: Path, root: Path, result: GateResult, reports: Reports | No
     for stage in result.stages:
         stage.findings = [moved(f) for f in stage.findings]
     written = reports(result, work) if reports is not None else {}
+    stop_if_interrupted()  # a Ctrl-C that some library swallowed: an interrupted run publishes nothing
     publish(work, root, [*PUBLISHED, *(p.name for p in written.values())])
     result.reports = {kind: root / p.name for kind, p in written.items()}
