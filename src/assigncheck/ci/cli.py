@@ -51,8 +51,7 @@ class _Parser(argparse.ArgumentParser):
         missing = _NO_VALUE.fullmatch(message)
         if missing:  # `--maven -Dx=1:a:1`: a value taken for a flag; one line naming the flag, not the usage
             flag = missing.group(1).split("/")[-1]
-            self.exit(2, f"assigncheck: error: {flag}: needs a value (a value that starts with '-' is written "
-                         f"{flag}=VALUE)\n")
+            raise InputError(flag, f"needs a value (a value that starts with '-' is written {flag}=VALUE)")
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {one_line(message)}\n")
 

@@ -127,10 +127,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _classpath(args: argparse.Namespace, runs: list[tuple[str, str, str]]) -> tuple[str, ...]:
+    from assigncheck.toolchains.java_build import resolve_classpath
+
     classpath = tuple(p for p in (args.classpath or "").split(os.pathsep) if p)
     if classpath and any(c != "java" for c, _, _ in runs):
         raise InputError("--classpath", "applies to --client java only")
-    return classpath
+    return resolve_classpath(classpath)  # absolute (a reproducer replays from anywhere), each checked before a read
 
 
 def _group(args: argparse.Namespace, client: Client, schedule: Schedule, bootstrap: str, out: Path) -> bool:

@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         answer = replay(found, located)
     except InputError as e:
-        raise _named_by_the_file(args, e, where) from None
+        raise _named_by_the_file(args, e, where, found.kind) from None
     for note in [*notes, *answer.notes]:
         print(note, file=sys.stderr)
     return _say(args, answer.to_json())
@@ -98,12 +98,13 @@ def run(args: argparse.Namespace) -> int:
 _FIELDS = {"--target": "spec", "--classpath": "classpath", "--maven": "maven", "--config": "config"}
 
 
-def _named_by_the_file(args: argparse.Namespace, e: InputError, where: str) -> InputError:
-    """An error about the target named by what said it: the flag when it was given, else the file's field."""
+def _named_by_the_file(args: argparse.Namespace, e: InputError, where: str, kind: str) -> InputError:
+    """An error about the target named by what said it: the flag when it was given, else the file's field (a live
+    finding's client, assignor and classpath are in `finding.live`)."""
     field = _FIELDS.get(e.path)
     if field is None or getattr(args, e.path[2:]) not in (None, []):
         return e
-    return InputError(f"{where}: finding.target.{field}", e.message)
+    return InputError(f"{where}: finding.{'live' if kind == 'live' else 'target'}.{field}", e.message)
 
 
 def _consent(args: argparse.Namespace, found: Reproducer, on: On, data: bytes, where: str) -> None:
