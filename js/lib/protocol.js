@@ -60,8 +60,9 @@ async function answer(request, solve) {
   }
 }
 
-// Serve `solve` until standard input ends. Requests are answered one at a time, in order: an assigner's `assign`
-// may be asynchronous, and its answer must not overtake an earlier one.
+// Serve `solve` until standard input ends, then exit once the answers are written, whatever timers or sockets an
+// assigner left open (they would keep Node.js running after its harness is gone). Requests are answered one at a
+// time, in order: an assigner's `assign` may be asynchronous, and its answer must not overtake an earlier one.
 function serveLines(solve) {
   quietConsole();
   let queue = Promise.resolve();
@@ -69,6 +70,9 @@ function serveLines(solve) {
   input.on("line", (line) => {
     if (line.trim() === "") return;
     queue = queue.then(() => answerLine(line, solve));
+  });
+  input.on("close", () => {
+    queue.then(() => answers.write("", () => process.exit(0)));
   });
 }
 

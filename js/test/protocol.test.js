@@ -7,7 +7,9 @@ const test = require("node:test");
 
 function talk(program, requests) {
   const input = requests.map((r) => (typeof r === "string" ? r : JSON.stringify(r)) + "\n").join("");
-  const done = spawnSync(process.execPath, [path.join(__dirname, "..", "fixtures", program)], { input, encoding: "utf8" });
+  // The timeout only keeps a program that never ends from hanging the suite: it fails the test instead.
+  const done = spawnSync(process.execPath, [path.join(__dirname, "..", "fixtures", program)],
+    { input, encoding: "utf8", timeout: 120000 });
   const answers = done.stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line));
   return { ...done, answers };
 }
@@ -51,6 +53,13 @@ test("serveFunction takes an assignment document, a bare mapping or a promise of
     { format: 2, id: 3, assignment: nothing, batch: true },
   ]);
   assert.equal(answers[3].exception, "TypeError");
+});
+
+test("the program ends when its input closes, whatever timers the assigner left running", () => {
+  const { status, signal, answers } = talk("function.js", [{ format: 2, id: 1, problem: group(["t"], "linger") }]);
+  assert.equal(signal, null);
+  assert.equal(status, 0);
+  assert.deepEqual(answers.map((a) => a.id), [1]);
 });
 
 test("a line that is not JSON stops the program with one line and exit 2", () => {

@@ -4,7 +4,9 @@ problem: a franz-go bug, or a behaviour the spec treats differently, is on a pro
 shows the mechanism its `where` names; an unreachable one needs an input no real group produces.
 
 Each file names the driver as `cmd2:.venv/bin/franz-go-driver BALANCER`, relative to the clone (the path `make`
-builds in every clone), held to the promises kgo documents for that balancer (`benchmarks.franz_go.PROMISES`)."""
+builds in every clone), held to the promises kgo documents for that balancer (`benchmarks.franz_go.PROMISES`):
+`assigncheck replay` finds it from the file's directory upwards, from any directory (`findings.located`); the
+tests that load the target themselves run in the clone."""
 
 from __future__ import annotations
 
@@ -109,7 +111,12 @@ def test_kgo_range_is_the_spec_range_blind_to_racks(in_clone):
     assert out == REFERENCES["range"].assign(problem.replace(partition_racks=None))
 
 
-def test_replay_confirms_a_franz_go_finding(in_clone, capsys):
+def test_replay_confirms_a_franz_go_finding_from_any_directory(driver, tmp_path, monkeypatch, capsys):
+    """From another directory: the driver's relative path is found from the file's own directory upwards (the
+    clone's root). The file was not written on this machine: replaying it takes --trust."""
+    monkeypatch.chdir(tmp_path)
     path = franz_go.ROOT / "examples/franz-go-findings/sticky-map-order-fresh-group.json"
-    assert main(["replay", str(path)]) == 1
+    assert main(["replay", str(path)]) == 2
+    assert "would run the program '.venv/bin/franz-go-driver sticky' in" in capsys.readouterr().err
+    assert main(["replay", str(path), "--trust"]) == 1
     assert "reproduces: H8 on cmd2:.venv/bin/franz-go-driver sticky" in capsys.readouterr().out

@@ -73,5 +73,5 @@ def test_each_topic_is_dealt_from_the_first_member(in_clone, name):
 
 
 def test_replay_confirms_a_kafka_go_finding(in_clone, capsys):
-    assert main(["replay", str(FOLDER / "rack-affinity-map-order.json")]) == 1
+    assert main(["replay", str(FOLDER / "rack-affinity-map-order.json"), "--trust"]) == 1
     assert "reproduces: H8 on cmd2:.venv/bin/kafka-go-driver rack-affinity" in capsys.readouterr().out

@@ -13,6 +13,8 @@ CEILING = "tests.fixtures.broken_assignors:CeilingForAllSticky"
 
 
 def _reproducer(tmp_path):
+    """A file written by hand, naming a module of the tests: replayed with --trust (`tests/findings/test_consent.py`
+    has the files this machine wrote, which need none)."""
     problem = Problem({"t": 4}, (Member("a", {"t"}, {"t": [0, 1]}), Member("b", {"t"}, {"t": [2, 3]}),
                                  Member("c", {"t"})))
     note = f"fuzz finding; target={CEILING}; invariant=balance.perfect; signature=x; seed=1; input=base64:; message=m"
@@ -20,7 +22,7 @@ def _reproducer(tmp_path):
 
 
 def test_replay_confirms_a_reproducer(tmp_path, capsys):
-    assert main(["replay", str(_reproducer(tmp_path))]) == 1
+    assert main(["replay", str(_reproducer(tmp_path)), "--trust"]) == 1
     assert "reproduces: balance.perfect" in capsys.readouterr().out
 
 
@@ -66,10 +68,10 @@ def test_replay_minimize_shrinks_while_the_violation_persists(tmp_path, capsys):
                         note="campaign finding; target=tests.fixtures.broken_assignors:SameGenerationBothKeep; "
                              "invariant=H4; message=H4")
     out = tmp_path / "small.json"
-    assert main(["replay", str(path), "--minimize", str(out)]) == 1
+    assert main(["replay", str(path), "--minimize", str(out), "--trust"]) == 1
     small = json.loads(out.read_text())
     assert len(small["members"]) < len(problem.members) and "minimized" in small["note"]
-    assert main(["replay", str(out)]) == 1  # the minimized file still reproduces, by itself
+    assert main(["replay", str(out)]) == 1  # the minimized file still reproduces, by itself (written here: no flag)
 
 
 def test_replay_of_a_model_conformance_finding_compares_model_and_code(tmp_path, capsys):
@@ -77,7 +79,7 @@ def test_replay_of_a_model_conformance_finding_compares_model_and_code(tmp_path,
     problem = Problem({"t": 3}, (Member("a", {"t"}), Member("b", {"t"})))
     note = f"gate finding; target={swapped}; invariant=model.conformance; stage=proofs; seed=0; message=m"
     path = save_problem(problem, tmp_path / "c.json", note=note)
-    assert main(["replay", str(path)]) == 1
+    assert main(["replay", str(path), "--trust"]) == 1
     assert "reproduces: model.conformance" in capsys.readouterr().out
     assert main(["replay", str(path), "--target", "range"]) == 0  # the real range agrees with its model
     assert main(["replay", str(path), "--target", "lag"]) == 2  # no model of lag: a clear error, exit 2
@@ -107,7 +109,7 @@ def test_replay_json_has_each_kinds_keys(tmp_path, capsys):
                               "invariant=model.conformance; stage=proofs; seed=0; message=m")
     keys = {}
     for name, path in (("check", ordinary), ("codec", codec), ("model", model)):
-        main(["replay", str(path), "--json"])
+        main(["replay", str(path), "--json", "--trust"])
         keys[name] = list(json.loads(capsys.readouterr().out))
     assert keys == {"check": ["file", "target", "invariant", "reproduces", "summary", "violations", "output"],
                     "codec": ["file", "target", "reproduces", "summary"],

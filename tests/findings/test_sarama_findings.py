@@ -120,5 +120,5 @@ def test_a_stale_member_set_aside_as_fixed_takes_a_partition_with_it(in_clone):
 
 
 def test_replay_confirms_a_sarama_finding(in_clone, capsys):
-    assert main(["replay", str(FOLDER / "sticky-map-order-fresh-group.json")]) == 1
+    assert main(["replay", str(FOLDER / "sticky-map-order-fresh-group.json"), "--trust"]) == 1
     assert "reproduces: H8 on cmd2:.venv/bin/sarama-driver sticky" in capsys.readouterr().out

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -174,13 +175,15 @@ def test_sigterm_mid_fuzz_stops_the_gate_like_ctrl_c(tmp_path):
 
 
 def test_a_gate_writes_nothing_outside_its_report_directory_and_the_cache(tmp_path):
-    """hypothesis' files (`./.hypothesis`) and numba's machine code (the package's `__pycache__`) go to
-    `$XDG_CACHE_HOME/assigncheck`; the working directory gets the report directory only."""
+    """hypothesis' files (`./.hypothesis`), numba's machine code (the package's `__pycache__`) and matplotlib's font
+    list (`$XDG_CACHE_HOME/matplotlib`) go to `$XDG_CACHE_HOME/assigncheck`; the working directory gets the report
+    directory only."""
     package = PACKAGE / "impl"
     compiled = {p: p.stat().st_mtime_ns for p in package.rglob("*.nb[ic]")}
     cwd, cache = tmp_path / "work", tmp_path / "cache"
     cwd.mkdir()
-    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "HYPOTHESIS_STORAGE_DIRECTORY")}
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("NUMBA_CACHE_DIR", "HYPOTHESIS_STORAGE_DIRECTORY", "MPLCONFIGDIR")}
     run = subprocess.run([sys.executable, "-m", "assigncheck.ci", "gate", "--target", "sticky", "--stages",
                           "properties", "--report-dir", "r"], cwd=cwd, env={**env, "XDG_CACHE_HOME": str(cache)},
                          capture_output=True, text=True, timeout=600)
@@ -189,3 +192,26 @@ def test_a_gate_writes_nothing_outside_its_report_directory_and_the_cache(tmp_pa
     assert {p: p.stat().st_mtime_ns for p in package.rglob("*.nb[ic]")} == compiled
     assert list((cache / "assigncheck" / "numba").rglob("*.nbi"))  # numba's cache went where it was sent
     assert (cache / "assigncheck" / "hypothesis").is_dir()
+    assert [p.name for p in cache.iterdir()] == ["assigncheck"]  # no $XDG_CACHE_HOME/matplotlib
+    assert (cache / "assigncheck" / "matplotlib").is_dir()  # the report page's plots were made
+
+
+def test_an_unwritable_cache_costs_matplotlib_no_warning(tmp_path):
+    """A cache that cannot be written (here a file where the directory would be: unwritable even for root):
+    matplotlib's font list is kept in a temporary directory, removed at exit, without matplotlib's warning lines."""
+    blocked = tmp_path / "cache"
+    blocked.write_text("not a directory")
+    code = ("import io\n"
+            "from assigncheck.run.cache import matplotlib_dir\n"
+            "where = matplotlib_dir()\n"
+            "import matplotlib\n"
+            "matplotlib.use('Agg')\n"
+            "import matplotlib.pyplot as plt\n"
+            "plt.plot([1, 2], [3, 4])\n"
+            "plt.savefig(io.BytesIO(), format='png')\n"
+            "print(where)\n")
+    env = {k: v for k, v in os.environ.items() if k != "MPLCONFIGDIR"}
+    run = subprocess.run([sys.executable, "-c", code], env={**env, "XDG_CACHE_HOME": str(blocked)},
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0 and run.stderr == "", run.stderr
+    assert not Path(run.stdout.strip()).exists()  # the temporary directory went at exit

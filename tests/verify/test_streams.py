@@ -140,7 +140,7 @@ def _replays(tmp_path: Path, finding: object, ref: str) -> None:
     doc["finding"]["target"] = TargetRef(ref).to_json()
     path = tmp_path / "r.json"
     path.write_text(json.dumps(doc))
-    run = subprocess.run([sys.executable, "-m", "assigncheck.ci", "replay", str(path), "--json"],
+    run = subprocess.run([sys.executable, "-m", "assigncheck.ci", "replay", str(path), "--json", "--trust"],
                          capture_output=True, text=True, timeout=300)
     assert json.loads(run.stdout)["reproduces"] is True, run.stderr
 

@@ -13,6 +13,7 @@ import importlib
 import importlib.metadata
 import os
 import pkgutil
+import re
 import select
 import signal
 import sys
@@ -31,9 +32,12 @@ def _flag(action: argparse.Action) -> str:
     return longest[0] if longest else str(action.metavar or action.dest)
 
 
+_NO_VALUE = re.compile(r"argument (\S+): expected (?:one argument|\d+ arguments?)")
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with the usage line on usage errors (unknown flag, missing argument, bad choice), and
-    one line naming the flag when a value fails one of `ci.flag_types`' checks."""
+    one line naming the flag when a value fails one of `ci.flag_types`' checks or is missing."""
 
     def _get_value(self, action: argparse.Action, arg_string: str) -> object:
         try:
@@ -44,6 +48,10 @@ class _Parser(argparse.ArgumentParser):
             raise
 
     def error(self, message: str) -> NoReturn:
+        missing = _NO_VALUE.fullmatch(message)
+        if missing:  # `--maven -Dx=1:a:1`: a value taken for a flag; one line naming the flag, not the usage
+            flag = missing.group(1).split("/")[-1]
+            raise InputError(flag, f"needs a value (a value that starts with '-' is written {flag}=VALUE)")
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {one_line(message)}\n")
 

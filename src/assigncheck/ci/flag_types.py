@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import os
 import re
-import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -28,17 +27,16 @@ _SPARK_MASTER = re.compile(r"local(\[(\*|\d+)(,\d+)?\])?|local-cluster\[\d+,\d+,
                            r"(spark|k8s|mesos)://\S+")
 
 
-# Characters that end a line for some reader (str.splitlines, terminals, editors) or cannot be printed:
-# an error quoting a name from a problem file must still be one line.
-_BREAKS = {"Cc", "Cs", "Zl", "Zp"}
+# An error quoting a name from a problem file is one line of plain text, at most a screenful.
 MAX_ERROR_CHARS = 2000
 
 
 def one_line(message: str) -> str:
-    """`message` with line breaks, control characters and lone surrogates escaped, and cut to a screenful."""
-    if not message.isascii() or not message.isprintable():
-        message = "".join(c.encode("unicode_escape", "backslashreplace").decode("ascii")
-                          if unicodedata.category(c) in _BREAKS else c for c in message)
+    """`message` with line breaks, control and format characters and lone surrogates escaped
+    (`formats.bounded.printable`), and cut to a screenful."""
+    from assigncheck.formats.bounded import printable
+
+    message = printable(message)
     return message if len(message) <= MAX_ERROR_CHARS else message[:MAX_ERROR_CHARS - 3] + "..."
 
 

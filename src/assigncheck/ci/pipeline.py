@@ -8,8 +8,9 @@ processes load that same reference.
 
 A run is planned first (`Plan.of`: the profile, the stages and the report directory, each checked once, before
 any target starts). It is stateless: it works in a directory of its own inside the report directory and
-publishes it (the reproducers, the fuzz corpus, the campaign rows) only when every stage is done, so nothing of
-an earlier run is resumed or aggregated, and an interrupted run (Ctrl-C) leaves the previous reports as they were.
+publishes it (the reproducers, the fuzz corpus, the campaign rows, the reports) only when every stage is done,
+all or nothing (`ci.publish`), so nothing of an earlier run is resumed or aggregated, and an interrupted run
+(Ctrl-C), or one that fills the disk, leaves the previous reports as they were.
 
 A finding fails the gate only once its reproducer, replayed from the file alone in a fresh process, shows
 the same invariant broken (`findings.confirm.confirm`).
@@ -26,17 +27,19 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from assigncheck.ci.context import PROFILES, Context, Profile, Progress
+from assigncheck.ci.publish import WORK_PREFIX as WORK_PREFIX  # where a run works, for whoever looks
+from assigncheck.ci.publish import failed, publish, remove_stale, work_dir
 from assigncheck.ci.results import GateResult, StageResult
 from assigncheck.ci.stages import STAGES, StageRun
 from assigncheck.findings.confirm import confirm
 from assigncheck.findings.finding import Finding
 from assigncheck.run.calls import hang_limit
-from assigncheck.run.interrupt import ctrl_c_stops
+from assigncheck.run.interrupt import ctrl_c_stops, stop_if_interrupted
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.promises import Assignor
 
 PUBLISHED = ("reproducers", "fuzz", "campaign")  # what a run leaves in the report directory besides the reports
-WORK_PREFIX = ".gate-run-"
+Reports = Callable[[GateResult, Path], dict[str, Path]]  # writes the reports of a result into a directory
 
 
 @dataclass(frozen=True)
@@ -78,25 +81,43 @@ def _load() -> tuple[float, list[str]]:
 
 
 def run_gate(targets: Sequence[Assignor], plan: Plan, seed: int = 0, master: str | None = None,
-             progress: Callable[[Progress], None] | None = None, h8_env: str = "PYTHONHASHSEED") -> GateResult:
-    """Every stage of `plan` on every target; `progress` hears of each step as it starts, replays and ends."""
-    work = plan.report_dir / f"{WORK_PREFIX}{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
-    work.mkdir(parents=True)
+             progress: Callable[[Progress], None] | None = None, h8_env: str = "PYTHONHASHSEED",
+             reports: Reports | None = None, notes: Sequence[str] = ()) -> GateResult:
+    """Every stage of `plan` on every target; `progress` hears of each step as it starts, replays and ends.
+    `reports` writes the reports into the run's directory (`ci.reports.write_all`), published with the rest, all
+    or nothing (`ci.publish`); `notes` go into them beside the run's own."""
+    remove_stale(plan.report_dir)
+    work = work_dir(plan.report_dir)
+    try:
+        work.mkdir(parents=True)
+    except OSError as e:
+        raise failed(plan.report_dir, e.strerror or str(e)) from None
     ctx = Context(plan.profile, work, seed, master, progress or (lambda event: None), h8_env)
-    load, notes = _load()
-    result = GateResult(plan.profile.name, tuple(t.name for t in targets), notes=notes, load=load)
+    load, load_notes = _load()
+    result = GateResult(plan.profile.name, tuple(t.name for t in targets), notes=load_notes, load=load)
     started = time.monotonic()
     try:
         with ctrl_c_stops():
             for stage in plan.stages:
                 for done in _stage(stage)(targets, ctx):
                     result.stages.append(_confirmed(done, targets, ctx))
-        result.seconds = time.monotonic() - started
-        _publish(work, plan.report_dir, result)
-    except BaseException:  # Ctrl-C or a usage error: the previous reports stay as they were
+            result.seconds = time.monotonic() - started
+            result.notes.extend(notes)
+            _published(work, plan.report_dir, result, reports)
+    except BaseException as e:  # Ctrl-C, a usage error, a full disk: the previous reports stay as they were
         shutil.rmtree(work, ignore_errors=True)
+        if isinstance(e, OSError) or isinstance(e, InputError) and e.path.startswith(str(work)):
+            raise failed(plan.report_dir, _cause(e, work)) from None
         raise
     return result
+
+
+def _cause(e: BaseException, work: Path) -> str:
+    """What went wrong writing in the run's directory, said without the directory (it is gone)."""
+    text = e.message if isinstance(e, InputError) else (getattr(e, "strerror", None) or str(e))
+    path = e.path if isinstance(e, InputError) else str(getattr(e, "filename", "") or "")
+    name = os.path.relpath(path, work) if path.startswith(str(work)) else path
+    return f"{name}: {text}" if name else text
 
 
 def _confirmed(stage: StageResult, targets: Sequence[Assignor], ctx: Context) -> StageResult:
@@ -112,15 +133,9 @@ def _confirmed(stage: StageResult, targets: Sequence[Assignor], ctx: Context) ->
     return stage
 
 
-def _publish(work: Path, root: Path, result: GateResult) -> None:
-    """Move this run's files into the report directory, replacing an earlier run's, and point the findings
-    at their published reproducers."""
-    for name in PUBLISHED:
-        old, new = root / name, work / name
-        if old.exists():
-            shutil.rmtree(old) if old.is_dir() else old.unlink()
-        if new.exists():
-            new.rename(old)
+def _published(work: Path, root: Path, result: GateResult, reports: Reports | None) -> None:
+    """Point the findings at where their reproducers will be, write the reports beside them, and swap the run's
+    files into the report directory, all or none (`ci.publish`)."""
     prefix = str(work)
 
     def moved(f: Finding) -> Finding:
@@ -130,4 +145,7 @@ def _publish(work: Path, root: Path, result: GateResult) -> None:
 
     for stage in result.stages:
         stage.findings = [moved(f) for f in stage.findings]
-    shutil.rmtree(work, ignore_errors=True)
+    written = reports(result, work) if reports is not None else {}
+    stop_if_interrupted()  # a Ctrl-C that some library swallowed: an interrupted run publishes nothing
+    publish(work, root, [*PUBLISHED, *(p.name for p in written.values())])
+    result.reports = {kind: root / p.name for kind, p in written.items()}

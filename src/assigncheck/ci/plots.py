@@ -49,6 +49,9 @@ def plots(result: GateResult) -> list[Plot]:
 
     if not installed("matplotlib"):
         return []
+    from assigncheck.run.cache import matplotlib_dir
+
+    matplotlib_dir()  # its font list in assigncheck's cache, not in $XDG_CACHE_HOME/matplotlib
     import matplotlib
 
     matplotlib.use("Agg")

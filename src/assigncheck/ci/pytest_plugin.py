@@ -74,12 +74,14 @@ class AssignCheck:
 
 def _spec_target(spec: str, promises: str | None, classpath: str | Sequence[str],
                  config: Mapping[str, str] | None) -> Any:
+    from assigncheck.ci.target_flags import pinned_classpath
     from assigncheck.formats.reproducer import TargetRef
     from assigncheck.targets.registry import load, probe
 
-    jars = tuple(classpath.split(os.pathsep) if isinstance(classpath, str) else classpath)
+    given = tuple(classpath.split(os.pathsep) if isinstance(classpath, str) else classpath)
+    jars, digests = pinned_classpath(tuple(j for j in given if j), "classpath")
     entries = tuple(sorted((config or {}).items()))
-    return probe(load(TargetRef(spec, promises, tuple(j for j in jars if j), entries)))
+    return probe(load(TargetRef(spec, promises, jars, entries, digests=digests)))
 
 
 def _object_target(assignor: Any, promises: str | None, stages: Sequence[str]) -> tuple[Any, Path | None]:
@@ -173,13 +175,14 @@ def _how_to_replay(target: Any, root: Path | None) -> str:
 
 def _note(path: str, how: str) -> None:
     """Say in the reproducer itself how to replay it, when its target name cannot be loaded."""
-    from assigncheck.formats.documents import dumps, load_json, write_atomic
+    from assigncheck.formats.documents import dumps, load_json
+    from assigncheck.formats.reproducer import write_trusted
 
     doc = load_json(path)
     said = f"replay: {how.format(file=Path(path).name)}"
     if said not in str(doc.get("note", "")):
         doc["note"] = f"{doc.get('note', '')} {said}".strip()
-        write_atomic(path, dumps(doc))
+        write_trusted(path, dumps(doc))
 
 
 @pytest.fixture

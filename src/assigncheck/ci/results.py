@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from assigncheck.findings.finding import STATUSES, Bug, Finding, Status, bugs
-from assigncheck.formats.bounded import bounded
+from assigncheck.formats.bounded import shown
 
 
 @dataclass
@@ -68,6 +69,7 @@ class GateResult:
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)  # gate-wide warnings (a busy machine)
     load: float | None = None  # the machine's load average when the run started
+    reports: dict[str, Path] = field(default_factory=dict)  # the reports published, by kind (junit, json, ...)
 
     @property
     def findings(self) -> list[Finding]:
@@ -126,20 +128,31 @@ class GateResult:
         }
 
 
-def _cut(value: Any) -> Any:
-    return bounded(value) if isinstance(value, str) else value
+def _shown(value: Any) -> Any:
+    """A stat as shown: its texts, however deep in lists and mappings, printable and cut."""
+    if isinstance(value, str):
+        return shown(value)
+    if isinstance(value, list | tuple):
+        return type(value)(map(_shown, value))
+    if isinstance(value, dict):
+        return {_shown(k): _shown(v) for k, v in value.items()}
+    return value
 
 
 def bounded_result(result: GateResult) -> GateResult:
-    """`result` with every text that may come from a target (messages, member ids, stage errors, notes, stats)
-    cut by `formats.bounded`: what every report writer and the console print."""
+    """`result` with every text that may come from a target (messages, member ids, topic names, crash causes,
+    stage errors, notes, stats) made printable and cut by `formats.bounded`: what every report writer and the
+    console print."""
 
     def finding(f: Finding) -> Finding:
-        return replace(f, message=bounded(f.message), why=bounded(f.why), target=bounded(f.target),
-                       members=tuple(map(bounded, f.members)))
+        return replace(f, message=shown(f.message), why=shown(f.why), target=shown(f.target),
+                       members=tuple(map(shown, f.members)), cause=shown(f.cause), signature=shown(f.signature),
+                       partitions=tuple((shown(t), i) for t, i in f.partitions),
+                       also=tuple((shown(i), shown(s)) for i, s in f.also),
+                       reproducer=None if f.reproducer is None else shown(f.reproducer))
 
-    stages = [replace(s, target=bounded(s.target), findings=list(map(finding, s.findings)),
-                      error=None if s.error is None else bounded(s.error), notes=list(map(bounded, s.notes)),
-                      stats={k: _cut(v) for k, v in s.stats.items()}) for s in result.stages]
-    return replace(result, targets=tuple(map(bounded, result.targets)), stages=stages,
-                   notes=list(map(bounded, result.notes)))
+    stages = [replace(s, target=shown(s.target), findings=list(map(finding, s.findings)),
+                      error=None if s.error is None else shown(s.error), notes=list(map(shown, s.notes)),
+                      stats={k: _shown(v) for k, v in s.stats.items()}) for s in result.stages]
+    return replace(result, targets=tuple(map(shown, result.targets)), stages=stages,
+                   notes=list(map(shown, result.notes)))

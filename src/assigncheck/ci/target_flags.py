@@ -1,5 +1,7 @@
-"""The command line's targets: `--target`, `--promises`, `--classpath`, `--config` -> target references,
-loaded and probed the one way (`targets.registry.load`, `targets.registry.probe`)."""
+"""The command line's targets: `--target`, `--promises`, `--classpath`, `--maven`, `--config` -> target references,
+loaded and probed the one way (`targets.registry.load`, `targets.registry.probe`). `--classpath` takes jars and
+directories as `java -cp` does (`dir/*`: the jars in `dir`), each checked before anything reads it, and recorded
+absolute with its content's digest (`pinned_classpath`)."""
 
 from __future__ import annotations
 
@@ -29,8 +31,8 @@ def add_target_options(parser: argparse.ArgumentParser, *, required: bool = Fals
 def add_java_options(parser: argparse.ArgumentParser) -> None:
     """`--classpath` and `--config`, for commands that take a `java:` target."""
     parser.add_argument("--classpath", metavar="JARS", default=None,
-                        help=f"java: targets: jars and directories, separated by {os.pathsep!r} (default: Kafka's "
-                             "pinned jars from Maven Central for Kafka's own classes)")
+                        help=f"java: targets: jars and directories, separated by {os.pathsep!r}, 'dir/*' for the "
+                             "jars in dir (default: Kafka's pinned jars from Maven Central for Kafka's own classes)")
     parser.add_argument("--maven", metavar="G:A:V[,G:A:V...]", default=None, type=flag_types.maven,
                         help="java: targets: artifacts resolved by your mvn (with their dependencies) and added to "
                              "the classpath, e.g. org.apache.kafka:kafka-group-coordinator:4.0.0")
@@ -51,9 +53,20 @@ def refs_from_args(specs: str | Sequence[str] | None, promises: str | None, clas
         if not sep or not key.strip():
             raise InputError("--config", f"must be KEY=VALUE, got {item!r}")
         entries.append((key.strip(), value))
-    jars = tuple(p for p in (classpath or "").split(os.pathsep) if p)
-    refs = [TargetRef(s, declared, jars, tuple(sorted(entries)), tuple(maven or ())) for s in dict.fromkeys(specs)]
+    jars, digests = pinned_classpath(tuple(p for p in (classpath or "").split(os.pathsep) if p))
+    refs = [TargetRef(s, declared, jars, tuple(sorted(entries)), tuple(maven or ()), digests)
+            for s in dict.fromkeys(specs)]
     return refs
+
+
+def pinned_classpath(entries: Sequence[str], flag: str = "--classpath") -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A classpath as a reproducer records it: `dir/*` expanded to its jars, each entry checked to be a jar or a
+    directory before anything reads it, made absolute (a replay from any directory finds it), and the digest of
+    each entry's content (a replay says when it changed since)."""
+    from assigncheck.toolchains import digests, java_build
+
+    jars = java_build.resolve_classpath(entries, flag)
+    return jars, tuple(digests.entry(j) for j in jars)
 
 
 def open_targets(refs: Sequence[TargetRef]) -> list[Assignor]:

@@ -7,9 +7,9 @@ the live groups.
   group the client and protocol that ran it. One name per signature, so a file that exists already holds its
   finding.
 - *Writing*: the problem as the target meets it (`spec.groups.coordinator_form`), a note for people and the
-  finding record (`formats.reproducer`): the target reference, invariant, cause, signature, the check's seed,
-  CPU budget and hang limit (none for a live group: real clients, no timed calls), the fuzz input.
-  `assigncheck replay FILE` replays it alone.
+  finding record (`formats.reproducer`): the target reference, with what finds its code again from anywhere
+  (`findings.located.recorded`), invariant, cause, signature, the check's seed, CPU budget and hang limit (none for
+  a live group: real clients, no timed calls), the fuzz input. `assigncheck replay FILE` replays it alone.
 - *Minimizing*: delta debugging (`findings.minimize`) while the same invariant and cause still break, never
   turning a problem a real group can produce into one it cannot, never adding a kind of junk claim
   (`findings.signature.keeps_its_shape`). A hang is not minimized: each try would wait out the hang limit.
@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from assigncheck.findings.located import recorded
 from assigncheck.findings.minimize import minimize
 from assigncheck.findings.signature import keeps_its_shape, signature
 from assigncheck.formats.bounded import bounded
@@ -113,7 +114,7 @@ class Reproducers:
         """Write one reproducer, named by `distinct` (default: the signature), replacing a file of that name."""
         violation = self.said(violation)
         hang_s = None if self.budget_s is None else hang_limit(self.budget_s)
-        record = Record(self.ref, violation.invariant, stage=self.stage, seed=seed, budget_s=self.budget_s,
+        record = Record(recorded(self.ref), violation.invariant, stage=self.stage, seed=seed, budget_s=self.budget_s,
                         hang_s=hang_s, cause=violation.cause, signature=signature,
                         message=bounded(violation.message),
                         input="base64:" + base64.b64encode(data).decode() if data else "", extra=extra or {})

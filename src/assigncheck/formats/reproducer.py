@@ -24,8 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from assigncheck.formats.coordinates import checked
 from assigncheck.formats.json_input import parse_json
-from assigncheck.spec.errors import FormatError
+from assigncheck.spec.errors import FormatError, InputError
 from assigncheck.spec.promises import Promises
 from assigncheck.spec.violations import INVARIANTS
 
@@ -43,6 +44,10 @@ class TargetRef:
     classpath: tuple[str, ...] = ()
     config: tuple[tuple[str, str], ...] = ()
     maven: tuple[str, ...] = ()
+    # Where it runs again (`findings.located`): the content digest of each classpath entry when it was recorded
+    # ("sha256:..."), and the directory a command naming relative paths ran in (None: the current one).
+    digests: tuple[str, ...] = ()
+    cwd: str | None = None
 
     def __post_init__(self) -> None:
         if self.promises is not None:  # canonical, so equal refs compare (and hash, and key) equal
@@ -61,6 +66,10 @@ class TargetRef:
             doc["maven"] = list(self.maven)
         if self.config:
             doc["config"] = dict(self.config)
+        if self.digests:
+            doc["digests"] = list(self.digests)
+        if self.cwd is not None:
+            doc["cwd"] = self.cwd
         return doc
 
     def key(self) -> str:
@@ -77,22 +86,28 @@ class TargetRef:
             return cls(doc)
         if not isinstance(doc, dict) or not isinstance(doc.get("spec"), str) or not doc["spec"]:
             raise FormatError(path, "must be a target spec string or an object with a non-empty 'spec'")
-        unknown = set(doc) - {"spec", "promises", "classpath", "maven", "config"}
+        unknown = set(doc) - {"spec", "promises", "classpath", "maven", "config", "digests", "cwd"}
         if unknown:
             raise FormatError(f"{path}.{sorted(unknown)[0]}", "is not a known field")
         promises = doc.get("promises")
         if promises is not None and not isinstance(promises, str):
             raise FormatError(f"{path}.promises", "must be a string such as 'balance=perfect,fixpoint'")
-        classpath = doc.get("classpath", [])
-        if not isinstance(classpath, list) or not all(isinstance(c, str) for c in classpath):
-            raise FormatError(f"{path}.classpath", "must be a list of strings")
-        maven = doc.get("maven", [])
-        if not isinstance(maven, list) or not all(isinstance(c, str) and c.count(":") == 2 for c in maven):
-            raise FormatError(f"{path}.maven", "must be a list of group:artifact:version strings")
+        classpath = _strings(doc, "classpath", path, "must be a list of strings")
+        maven = _strings(doc, "maven", path, "must be a list of group:artifact:version strings")
         config = doc.get("config", {})
         if not isinstance(config, dict) or not all(isinstance(v, str) for v in config.values()):
             raise FormatError(f"{path}.config", "must be an object of strings")
-        return cls(doc["spec"], promises, tuple(classpath), tuple(sorted(config.items())), tuple(maven))
+        digests = _strings(doc, "digests", path, "must be a list of strings, one per classpath entry")
+        if digests and len(digests) != len(classpath):
+            raise FormatError(f"{path}.digests", "must be a list of strings, one per classpath entry")
+        cwd = doc.get("cwd")
+        if cwd is not None and not (isinstance(cwd, str) and os.path.isabs(cwd)):
+            raise FormatError(f"{path}.cwd", "must be an absolute directory")
+        try:  # the checks --maven's coordinates get
+            checked(maven, f"{path}.maven")
+        except InputError as e:
+            raise FormatError(e.path, e.message) from None
+        return cls(doc["spec"], promises, classpath, tuple(sorted(config.items())), maven, digests, cwd)
 
     @classmethod
     def parse(cls, text: str) -> TargetRef:
@@ -148,6 +163,14 @@ class Record:
                    extra={k: v for k, v in doc.items() if k not in known}, **text)
 
 
+def _strings(doc: dict[str, Any], key: str, path: str, message: str) -> tuple[str, ...]:
+    """The list of strings `doc[key]` (empty when absent), or a `FormatError` naming it."""
+    value = doc.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise FormatError(f"{path}.{key}", message)
+    return tuple(value)
+
+
 def _seconds(value: Any, path: str) -> float | None:
     if value is None:
         return None
@@ -193,10 +216,21 @@ def record_of(doc: Any) -> Record | None:
 
 
 def save(problem_doc: dict[str, Any], record: Record, path: str | os.PathLike[str], note: str) -> Path:
-    """Write a reproducer: the problem document, a note for people, and the finding record."""
-    from assigncheck.formats.documents import dumps, write_atomic
+    """Write a reproducer: the problem document, a note for people, and the finding record; recorded as written
+    on this machine (`formats.trust`), so that replaying it here runs its target without asking."""
+    from assigncheck.formats.documents import dumps
 
     doc = {**problem_doc, "note": note, "finding": record.to_json()}
-    return write_atomic(path, dumps(doc, pretty=True) + "\n")
+    return write_trusted(path, dumps(doc, pretty=True) + "\n")
 
-__all__ = ["Record", "TargetRef", "legacy_note_fields", "record_of", "save"]
+
+def write_trusted(path: str | os.PathLike[str], text: str) -> Path:
+    """Write a reproducer's text (atomically) and record it as written on this machine."""
+    from assigncheck.formats import trust
+    from assigncheck.formats.documents import write_atomic
+
+    written = write_atomic(path, text)
+    trust.record(text.encode("utf-8"))
+    return written
+
+__all__ = ["Record", "TargetRef", "legacy_note_fields", "record_of", "save", "write_trusted"]

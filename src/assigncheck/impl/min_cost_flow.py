@@ -30,6 +30,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from assigncheck.impl.kernel_cache import healing
+
 _INF = np.int64(1 << 62)
 SOLVED, INFEASIBLE, STUCK = 0, 1, 2
 
@@ -67,7 +69,7 @@ def compiled(signature: Any = None) -> Callable[[Callable[..., Any]], Any]:
 
     def compile_(fn: Callable[..., Any]) -> Any:
         try:
-            dispatcher = njit(cache=True)(fn)
+            dispatcher = healing(njit(cache=True)(fn))  # an unreadable cache entry is discarded and compiled again
         except RuntimeError as e:
             if "cannot cache" not in str(e):
                 raise

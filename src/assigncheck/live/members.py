@@ -65,11 +65,9 @@ def java_command(classpath: tuple[str, ...] = ()) -> list[str]:
     java, _ = java_build.jdk()
     jars = broker.jars()
     built = java_build.compiled(_SOURCES, jars)
-    for entry in classpath:
-        if not Path(entry).exists():
-            raise InputError("--classpath", f"{entry} does not exist")
+    entries = java_build.resolve_classpath(classpath)  # jars or directories, checked before anything reads them
     return [java, "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-            "-cp", os.pathsep.join([*map(str, classpath), str(built), *jars]), LIVE_MAIN]
+            "-cp", os.pathsep.join([*entries, str(built), *jars]), LIVE_MAIN]
 
 
 @dataclass

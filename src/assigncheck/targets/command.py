@@ -97,7 +97,7 @@ class CommandTarget:
 
     def __init__(self, command: str | list[str], *, protocol: int = 1, hang_s: float = HANG_S,
                  promises: Promises | None = None, name: str | None = None, timeout_s: float | None = None,
-                 env: Mapping[str, str] | None = None) -> None:
+                 env: Mapping[str, str] | None = None, cwd: str | None = None) -> None:
         try:
             argv = shlex.split(command) if isinstance(command, str) else list(command)
         except ValueError as e:
@@ -113,6 +113,7 @@ class CommandTarget:
         self.hang_s = timeout_s if timeout_s is not None else hang_s
         self.promises = promises or Promises()
         self.env = dict(env or {})  # added to the environment the program starts with
+        self.cwd = cwd  # the directory it runs in (None: the current one)
         self.out_of_turn = 0  # answers written when none was asked for (discarded with their process)
         self.adapted = ""  # the last answer's "adapted" note
         self.batches = False  # the program said it takes batch requests (protocol 2: `"batch": true`)
@@ -141,9 +142,10 @@ class CommandTarget:
         try:
             self._proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                           stderr=subprocess.PIPE, bufsize=0, start_new_session=self.own_session,
-                                          env={**os.environ, **self.env} if self.env else None)
+                                          env={**os.environ, **self.env} if self.env else None, cwd=self.cwd)
         except OSError as e:
-            raise TargetUnavailable("--target", f"cannot start {self.argv[0]!r}: {e.strerror or e}") from None
+            where = f" in {self.cwd}" if self.cwd else ""
+            raise TargetUnavailable("--target", f"cannot start {self.argv[0]!r}{where}: {e.strerror or e}") from None
         for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
             os.set_blocking(stream.fileno(), False)  # type: ignore[union-attr]  # PIPE: never None
         self._selector = selectors.DefaultSelector()  # one per process: an exchange only (un)registers stdin
@@ -446,9 +448,21 @@ def _earlier(request_id: Any, than: int) -> bool:
     return type(request_id) is int and request_id < than
 
 
-def load(command: str) -> CommandTarget:
-    return CommandTarget(command)
+def relative_paths(command: str) -> list[str]:
+    """The words of `command` that name a path relative to the directory it runs in (`./my-assignor`,
+    `js/targets/kafkajs-roundrobin.js`, `.venv/bin/driver`: a word with a slash that is neither absolute nor an
+    option, nor a script for a shell)."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return []
+    return [w for w in words if "/" in w and not w.startswith(("/", "-", "~")) and "://" not in w
+            and not any(c.isspace() or c in "=;|&<>$`*?" for c in w)]
 
 
-def load_v2(command: str) -> CommandTarget:
-    return CommandTarget(command, protocol=2)
+def load(command: str, *, cwd: str | None = None) -> CommandTarget:
+    return CommandTarget(command, cwd=cwd)
+
+
+def load_v2(command: str, *, cwd: str | None = None) -> CommandTarget:
+    return CommandTarget(command, protocol=2, cwd=cwd)

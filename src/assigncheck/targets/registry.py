@@ -92,11 +92,14 @@ def from_object(spec: str, obj: Any) -> Assignor:
     raise InputError("--target", f"{spec!r} is neither an assignor nor a callable taking a Problem")
 
 
-# Prefix loaders that take a classpath and configuration (`--classpath`, `--config`).
+# Prefix loaders that take a classpath and configuration (`--classpath`, `--config`), and those that take the
+# directory their program runs in (a reproducer's, `TargetRef.cwd`).
 OPTION_LOADERS: frozenset[str] = frozenset({"java"})
+CWD_LOADERS: frozenset[str] = frozenset({"cmd", "cmd2"})
 
 
-def load_target(spec: str, *, classpath: tuple[str, ...] = (), config: tuple[tuple[str, str], ...] = ()) -> Assignor:
+def load_target(spec: str, *, classpath: tuple[str, ...] = (), config: tuple[tuple[str, str], ...] = (),
+                cwd: str | None = None) -> Assignor:
     """`range` (a built-in), `package.module:object`, or `prefix:rest` for a registered prefix loader."""
     prefix, sep, rest = spec.partition(":")
     if (classpath or config) and prefix not in OPTION_LOADERS:
@@ -107,7 +110,9 @@ def load_target(spec: str, *, classpath: tuple[str, ...] = (), config: tuple[tup
         raise InputError("--target", f"{spec!r} is not a built-in ({', '.join(names())}) nor 'package.module:object'")
     if prefix in TARGET_LOADERS:
         function, arguments = TARGET_LOADERS[prefix]
-        options = {"classpath": classpath, "config": config} if prefix in OPTION_LOADERS else {}
+        options: dict[str, Any] = {"classpath": classpath, "config": config} if prefix in OPTION_LOADERS else {}
+        if cwd is not None and prefix in CWD_LOADERS:
+            options["cwd"] = cwd
         return import_attr(f"{__package__}.{function}", "--target")(*arguments, rest, **options)
     target = from_object(spec, import_attr(spec, "--target"))
     if getattr(target, "spec", None) is None:
@@ -154,7 +159,7 @@ def load(ref: TargetRef | str) -> Assignor:
         from assigncheck.toolchains.maven import jars
 
         classpath += jars(ref.maven)
-    target = load_target(ref.spec, classpath=classpath, config=ref.config)
+    target = load_target(ref.spec, classpath=classpath, config=ref.config, cwd=ref.cwd)
     declared = ref.declared()
     if declared is not None:
         own = getattr(target, "promises", None)

@@ -6,13 +6,16 @@ loads the target a reference names (`targets.registry.load`: a built-in, `packag
 `cmd:`, `java:` ...) and serves it over the `cmd:` protocol's version 2, batch requests included, on the
 standard output it had when it started: whatever the target prints goes to standard error. A `cmd:` or `java:`
 target's own program runs under the worker, with the worker's environment. `in_own_process(ref, env)` is that
-worker as a target of its own (`CommandTarget`), started with `env` added to its environment.
+worker as a target of its own (`CommandTarget`), started with `env` added to its environment. The worker ends when
+its input closes, whatever threads the target started, or when the process that started it is gone.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import threading
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -51,14 +54,37 @@ def main(argv: list[str]) -> int:
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # the target's own prints never pass for answers
     sys.stdout = sys.stderr
     CommandTarget.own_session = False  # a cmd:/java: program dies with this worker, whoever kills it
+    _halt_with_parent()
     target = load(TargetRef.parse(argv[0]))
-    for line in sys.stdin:
-        request = parse_json(line, "request")
-        lines = [dumps(_answer(target, one)) + "\n" for one in request.get("batch", [request])]
-        answers.write("".join(lines))
-        answers.flush()
+    try:
+        for line in sys.stdin:
+            request = parse_json(line, "request")
+            lines = [dumps(_answer(target, one)) + "\n" for one in request.get("batch", [request])]
+            answers.write("".join(lines))
+            answers.flush()
+    finally:
+        close = getattr(target, "close", None)
+        if close is not None:
+            close()
     return 0
 
 
+def _halt_with_parent() -> None:
+    """End this process when the one that started it is gone (the gate killed by SIGKILL while a call is still
+    running: its input is then never read again): it is re-parented, and a watcher sees its parent change."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_S)
+        os._exit(4)
+
+    threading.Thread(target=watch, name="assigncheck-parent-watch", daemon=True).start()
+
+
+PARENT_POLL_S = 0.5
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    code = main(sys.argv[1:])
+    sys.stderr.flush()
+    os._exit(code)  # input closed: a thread the target left running does not keep this process alive

@@ -3,15 +3,16 @@ the pinned artifacts `java:` targets use when no classpath names Kafka's API.
 
 `jars(coordinates)` runs `mvn dependency:copy-dependencies` on a throwaway POM listing the coordinates (their runtime
 dependencies come along) into `$XDG_CACHE_HOME/assigncheck/maven/<hash>/` (default `~/.cache`), built in a temporary
-directory and renamed into place, then reused. `python -m assigncheck.toolchains.maven` fetches every pinned set
-(the project's `make` does, so the tests and the gate need nothing by hand).
+directory with a manifest of each jar's size and digest, renamed into place, then reused while every jar matches its
+manifest: a set that does not (a jar truncated or changed on disk) is fetched again. `python -m
+assigncheck.toolchains.maven` fetches every pinned set (the project's `make` does, so the tests and the gate need
+nothing by hand).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -20,8 +21,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from assigncheck.run.cache import cache_dir
+from assigncheck.formats.bounded import bounded
+from assigncheck.formats.cache import cache_dir, cache_error
+from assigncheck.formats.coordinates import parse as parse_coordinates
 from assigncheck.spec.errors import InputError, TargetUnavailable
+from assigncheck.toolchains import digests
 
 KAFKA = "org.apache.kafka"
 # The classic client API (ConsumerPartitionAssignor): the version the README's client findings were made on.
@@ -36,20 +40,14 @@ STREAMS_GROUP_FIRST = (f"{KAFKA}:kafka-group-coordinator:4.1.0",)
 # The broker live groups run on (`assigncheck live`): Kafka in KRaft mode, with its kafka-clients for Java members.
 BROKER = (f"{KAFKA}:kafka_2.13:4.4.0",)
 PINNED = (CLIENTS, COORDINATOR_FIRST, COORDINATOR, STREAMS, STREAMS_GROUP_FIRST, BROKER)
-_PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 RESOLVE_S = 600.0  # a cold local repository downloads ~25 MB per Kafka 4 set
+LAYOUT = "2"  # of a cached set: its jars and a manifest of their sizes and digests (`toolchains.digests`)
+ERROR_CHARS = 1000  # of mvn's first error line: enough for a path and "No space left on device" after it
 
 
 def parse(text: str) -> tuple[str, ...]:
     """`G:A:V[,G:A:V...]` as coordinates, each checked; an `InputError` naming --maven otherwise."""
-    coordinates = tuple(c.strip() for c in text.split(",") if c.strip())
-    if not coordinates:
-        raise InputError("--maven", "needs at least one group:artifact:version")
-    for c in coordinates:
-        parts = c.split(":")
-        if len(parts) != 3 or not all(_PART.fullmatch(p) for p in parts):
-            raise InputError("--maven", f"{c!r} is not group:artifact:version (e.g. {COORDINATOR[0]})")
-    return coordinates
+    return parse_coordinates(text)
 
 
 def cache_root() -> Path:
@@ -65,20 +63,32 @@ def _pom(coordinates: Sequence[str]) -> str:
             f"<dependencies>{deps}</dependencies></project>\n")
 
 
-def _listed(directory: Path) -> tuple[str, ...] | None:
-    listing = directory / "jars.txt"
-    if not listing.is_file():
+def _cached(directory: Path, flag: str) -> tuple[str, ...] | None:
+    """The jars of a cached set, each as its manifest recorded it; None when there is none. A set that does not
+    match its manifest (a jar truncated, changed or removed) is discarded, to be fetched again, and says so."""
+    if not directory.is_dir():
         return None
-    found = tuple(str(directory / name) for name in listing.read_text(encoding="utf-8").split())
-    return found if found and all(Path(j).is_file() for j in found) else None
+    wrong = digests.damaged(directory)
+    if wrong is None:
+        found = digests.listed(directory)
+        assert found is not None
+        return tuple(map(str, found))
+    print(f"assigncheck: the jar cache {directory} does not match its manifest ({wrong}): fetching it again",
+          file=sys.stderr)
+    digests.discard(directory)
+    if directory.exists():
+        raise TargetUnavailable(flag, cache_error(f"a damaged set of jars ({wrong}) that cannot be removed",
+                                                  directory))
+    return None
 
 
 def jars(coordinates: Sequence[str], flag: str = "--maven") -> tuple[str, ...]:
-    """The jars of `coordinates` and their runtime dependencies (resolved once, then from the cache); a failure is a
-    `TargetUnavailable` naming `flag` (the option that asked for them)."""
-    key = hashlib.sha256("\n".join(sorted(coordinates)).encode()).hexdigest()[:20]
+    """The jars of `coordinates` and their runtime dependencies (resolved once, then from the cache, checked against
+    the sizes and digests recorded when they were fetched); a failure is a `TargetUnavailable` naming `flag` (the
+    option that asked for them)."""
+    key = hashlib.sha256("\n".join([LAYOUT, *sorted(coordinates)]).encode()).hexdigest()[:20]
     target = cache_root() / key
-    found = _listed(target)
+    found = _cached(target, flag)
     if found is not None:
         return found
     mvn = shutil.which("mvn")
@@ -92,30 +102,38 @@ def jars(coordinates: Sequence[str], flag: str = "--maven") -> tuple[str, ...]:
         raise TargetUnavailable(flag, f"cannot write the jar cache {cache_root()}: {e.strerror or e} "
                                            "(set XDG_CACHE_HOME to a writable directory)") from None
     try:
-        (work / "pom.xml").write_text(_pom(coordinates), encoding="utf-8")
-        try:
-            done = subprocess.run([mvn, "-q", "-B", "-f", str(work / "pom.xml"), "dependency:copy-dependencies",
-                                   f"-DoutputDirectory={work / 'jars'}", "-DincludeScope=runtime"],
-                                  capture_output=True, text=True, timeout=RESOLVE_S, stdin=subprocess.DEVNULL)
-        except subprocess.TimeoutExpired:
-            raise TargetUnavailable(flag, f"mvn did not resolve {', '.join(coordinates)} within "
-                                               f"{RESOLVE_S:.0f} s") from None
-        names = sorted(p.name for p in (work / "jars").glob("*.jar")) if done.returncode == 0 else []
-        if not names:
-            errors = [ln for ln in (done.stdout + done.stderr).splitlines() if "ERROR" in ln] or ["no jar came back"]
-            raise TargetUnavailable(flag, f"mvn could not resolve {', '.join(coordinates)}: "
-                                               f"{errors[0].replace('[ERROR]', '').strip()[:300]}")
-        (work / "jars" / "jars.txt").write_text("\n".join(names) + "\n", encoding="utf-8")
+        _resolve(mvn, coordinates, work, flag)
         try:
             os.rename(work / "jars", target)
         except OSError:  # another process finished the same set first: use its copy
-            if _listed(target) is None:
+            if _cached(target, flag) is None:
                 raise
+    except OSError as e:  # a full disk while copying the jars: the cache's fault, not the coordinates'
+        raise TargetUnavailable(flag, f"cannot write the jar cache {cache_root()}: {e.strerror or e}") from None
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    found = _listed(target)
-    assert found is not None
+    found = _cached(target, flag)
+    if found is None:
+        raise TargetUnavailable(flag, cache_error("a set of jars that does not match what was just fetched", target))
     return found
+
+
+def _resolve(mvn: str, coordinates: Sequence[str], work: Path, flag: str) -> None:
+    """`mvn dependency:copy-dependencies` of `coordinates` into `work/jars`, with its manifest."""
+    (work / "pom.xml").write_text(_pom(coordinates), encoding="utf-8")
+    try:
+        done = subprocess.run([mvn, "-q", "-B", "-f", str(work / "pom.xml"), "dependency:copy-dependencies",
+                               f"-DoutputDirectory={work / 'jars'}", "-DincludeScope=runtime"],
+                              capture_output=True, text=True, timeout=RESOLVE_S, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise TargetUnavailable(flag, f"mvn did not resolve {', '.join(coordinates)} within "
+                                           f"{RESOLVE_S:.0f} s") from None
+    names = sorted(p.name for p in (work / "jars").glob("*.jar")) if done.returncode == 0 else []
+    if not names:
+        errors = [ln for ln in (done.stdout + done.stderr).splitlines() if "ERROR" in ln] or ["no jar came back"]
+        raise TargetUnavailable(flag, f"mvn could not resolve {', '.join(coordinates)}: "
+                                           f"{bounded(errors[0].replace('[ERROR]', '').strip(), ERROR_CHARS)}")
+    digests.write_manifest(work / "jars", [Path(n) for n in names])
 
 
 def main() -> int:

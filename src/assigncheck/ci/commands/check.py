@@ -49,9 +49,11 @@ def _print(report: Any) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from assigncheck.formats.bounded import shown
+
     console = Console(highlight=False, soft_wrap=True)
     for v in report.violations:
-        console.print(f"[bold red]{escape(v.invariant)}[/]: {escape(v.message)}")
+        console.print(f"[bold red]{escape(v.invariant)}[/]: {escape(shown(v.message))}")
     table = Table(title="quality", show_header=True)
     table.add_column("measure")
     table.add_column("value", justify="right")

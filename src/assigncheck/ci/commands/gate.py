@@ -64,7 +64,6 @@ def run(args: argparse.Namespace) -> int:
     from assigncheck.ci.console import print_summary
     from assigncheck.ci.engines import STAGE_ENGINES, require
     from assigncheck.ci.pipeline import Plan
-    from assigncheck.ci.reports import write_all
     from assigncheck.ci.target_flags import targets_from_args
 
     stages, not_run = _stages(args)
@@ -79,27 +78,33 @@ def run(args: argparse.Namespace) -> int:
     console = Console(stderr=True, highlight=False)
     skipped = f"; {not_run}" if not_run else ""
     console.print(f"assigncheck gate: stages {', '.join(plan.stages)}{skipped}", markup=False, soft_wrap=True)
-    result = _run_with_bar(console, targets, plan, args)
-    if not_run:  # in every report and above the verdict too, not only in the first line
-        result.notes.append(f"stages {not_run}: this gate checked {', '.join(plan.stages)} only")
-    files = write_all(result, plan.report_dir)
-    print_summary(result, files)
+    # in every report and above the verdict too, not only in the first line
+    notes = [f"stages {not_run}: this gate checked {', '.join(plan.stages)} only"] if not_run else []
+    result = _run_with_bar(console, targets, plan, args, notes)  # the reports written and published with the rest
+    print_summary(result, result.reports)
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if step_summary:
-        with open(step_summary, "a", encoding="utf-8") as f:
-            f.write(files["markdown"].read_text(encoding="utf-8"))
+        try:
+            with open(step_summary, "a", encoding="utf-8") as f:
+                f.write(result.reports["markdown"].read_text(encoding="utf-8"))
+        except OSError as e:
+            raise InputError("GITHUB_STEP_SUMMARY", f"{step_summary}: cannot be written: {e.strerror or e}") from None
     return result.exit_code
 
 
-def _run_with_bar(console: Any, targets: Sequence[Assignor], plan: Plan, args: argparse.Namespace) -> GateResult:
+def _run_with_bar(console: Any, targets: Sequence[Assignor], plan: Plan, args: argparse.Namespace,
+                  notes: Sequence[str]) -> GateResult:
     """The gate, with a progress bar of its (stage, target) steps on a terminal (off one, a bar draws nothing
-    but its last newline)."""
+    but its last newline); its reports written into its directory and published with the rest."""
     from rich import progress as bars
+    from rich.markup import escape
 
     from assigncheck.ci.pipeline import run_gate
+    from assigncheck.ci.reports import write_all
+    from assigncheck.formats.bounded import shown
 
     if not console.is_terminal:
-        return run_gate(targets, plan, args.seed, args.master, h8_env=args.h8_env)
+        return run_gate(targets, plan, args.seed, args.master, h8_env=args.h8_env, reports=write_all, notes=notes)
 
     columns = (bars.TextColumn("{task.description}"), bars.BarColumn(), bars.MofNCompleteColumn(),
                bars.TimeElapsedColumn())
@@ -109,7 +114,8 @@ def _run_with_bar(console: Any, targets: Sequence[Assignor], plan: Plan, args: a
         def progress(event: Progress) -> None:
             if event.event == "done":
                 bar.advance(task, event.steps)
-            else:
-                bar.update(task, description=f"gate: {event}")
+            else:  # a target's name may hold markup or escape sequences: shown as text
+                bar.update(task, description=escape(shown(f"gate: {event}", 200)))
 
-        return run_gate(targets, plan, args.seed, args.master, progress=progress, h8_env=args.h8_env)
+        return run_gate(targets, plan, args.seed, args.master, progress=progress, h8_env=args.h8_env,
+                        reports=write_all, notes=notes)

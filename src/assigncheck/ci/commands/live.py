@@ -127,14 +127,17 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _classpath(args: argparse.Namespace, runs: list[tuple[str, str, str]]) -> tuple[str, ...]:
+    from assigncheck.toolchains.java_build import resolve_classpath
+
     classpath = tuple(p for p in (args.classpath or "").split(os.pathsep) if p)
     if classpath and any(c != "java" for c, _, _ in runs):
         raise InputError("--classpath", "applies to --client java only")
-    return classpath
+    return resolve_classpath(classpath)  # absolute (a reproducer replays from anywhere), each checked before a read
 
 
 def _group(args: argparse.Namespace, client: Client, schedule: Schedule, bootstrap: str, out: Path) -> bool:
     """Run the schedule with one client and report it: does it have a confirmed finding?"""
+    from assigncheck.formats.bounded import shown
     from assigncheck.live import session
 
     spec = session.LiveSpec(client, schedule, args.seed, args.promises, args.converge)
@@ -150,7 +153,7 @@ def _group(args: argparse.Namespace, client: Client, schedule: Schedule, bootstr
         confirmed, said = confirm(path, REPLAY_S + len(schedule.steps) * args.converge)
         failed |= confirmed
         where = "callback timelines" if step is None else f"after step {step}"
-        print(f"    {v.invariant} ({where}): {v.message}")
+        print(f"    {v.invariant} ({where}): {shown(v.message)}")
         print(f"    reproducer: {path} ({'confirmed' if confirmed else f'unconfirmed: {said}'})")
         if confirmed and args.minimize:
             _minimize(spec, v.invariant, bootstrap, out)

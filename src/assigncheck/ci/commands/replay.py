@@ -6,6 +6,12 @@ The replay itself is `findings.replay`'s, by the finding's kind (H8 across proce
 conformance, a codec or a live finding, any other); this command reads the file, applies the flags and prints
 the answer. Exit 1 when the recorded invariant breaks again, 0 when it no longer does, 2 when the file or the
 target cannot be used.
+
+A file's target is code of the file's choosing (a program, a module, jars): it runs only with consent
+(`findings.consent`): the file was written on this machine (`formats.trust`), `--target` names the target, or
+`--trust` says to run it; otherwise one line says what would run, and exit 2. The file's paths are found from
+wherever it is replayed (`findings.located`), and an error about what the file records names the file's field,
+not a flag of this command's that was not given.
 """
 
 from __future__ import annotations
@@ -42,33 +48,79 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="when it reproduces, shrink the problem while the same violation persists "
                              "(delta debugging, as the fuzzer does) and write the result to OUT")
     parser.add_argument("--json", action="store_true", help="print one JSON line with the verdict")
+    parser.add_argument("--trust", action="store_true",
+                        help="run the program, module or jars the file names even though this machine did not "
+                             "write it (a reproducer from elsewhere: read its target first)")
     add_java_options(parser)
     parser.set_defaults(run=run)
 
 
 def _say(args: argparse.Namespace, answer: dict[str, Any]) -> int:
+    """The answer on standard output: one JSON line (its text escaped by JSON), or a line per violation and the
+    summary, whatever came from the target made printable."""
+    from assigncheck.formats.bounded import shown
+
     if args.json:
         print(json.dumps(answer, ensure_ascii=True))
     else:
         for v in answer.get("violations", []):
-            print(f"{'*' if v.get('matches') else ' '} {v['invariant']}: {v['message']}")
-        print(answer["summary"])
+            print(f"{'*' if v.get('matches') else ' '} {v['invariant']}: {shown(v['message'])}")
+        print(shown(answer["summary"]))
     return 1 if answer["reproduces"] else 0
 
 
 def run(args: argparse.Namespace) -> int:
     from assigncheck.findings.replay import replay
-    from assigncheck.formats.documents import load_json
+    from assigncheck.formats.json_input import parse_json, read_input
 
     if args.minimize is not None:
         flag_types.output_file(args.minimize, "--minimize")  # before the replay, not after the shrinking
     where = "standard input" if args.file == "-" else args.file
-    doc = load_json(args.file)  # a missing, empty or garbage file is named as such, whatever its note
-    found = _read(args, doc, where)
-    answer = replay(found, _on(args, found))
-    for note in answer.notes:
+    data = read_input(args.file)  # a missing, empty or garbage file is named as such, whatever its note
+    found = _read(args, parse_json(data, where), where)
+    on = _on(args, found)
+    try:
+        located, notes = _located(args, found, on)
+    except InputError:
+        _consent(args, found, on, data, where)  # what the file would run, before where it is not
+        raise
+    _consent(args, found, located, data, where)  # shown where it would run
+    try:
+        answer = replay(found, located)
+    except InputError as e:
+        raise _named_by_the_file(args, e, where, found.kind) from None
+    for note in [*notes, *answer.notes]:
         print(note, file=sys.stderr)
     return _say(args, answer.to_json())
+
+
+# The flags a target's reference comes from, and the field of a reproducer's record each stands for.
+_FIELDS = {"--target": "spec", "--classpath": "classpath", "--maven": "maven", "--config": "config"}
+
+
+def _named_by_the_file(args: argparse.Namespace, e: InputError, where: str, kind: str) -> InputError:
+    """An error about the target named by what said it: the flag when it was given, else the file's field (a live
+    finding's client, assignor and classpath are in `finding.live`)."""
+    field = _FIELDS.get(e.path)
+    if field is None or getattr(args, e.path[2:]) not in (None, []):
+        return e
+    return InputError(f"{where}: finding.{'live' if kind == 'live' else 'target'}.{field}", e.message)
+
+
+def _consent(args: argparse.Namespace, found: Reproducer, on: On, data: bytes, where: str) -> None:
+    """Refuse to run code the file chose (a program, a module, jars, an environment variable) unless this machine
+    wrote the file, the command line names the target, or --trust says to run it."""
+    from assigncheck.findings.consent import outside_code
+    from assigncheck.formats import trust
+
+    if args.trust:
+        return
+    ref = None if found.kind in ("codec", "live") or args.target else on.ref
+    what = outside_code(found, ref)
+    if what is None or trust.written_here(data):
+        return
+    raise InputError(where, f"would run {what}, and this machine did not write this file: read its target, then "
+                            f"replay it with --trust to run it (or name the target with --target)")
 
 
 def _read(args: argparse.Namespace, doc: Any, where: str) -> Reproducer:
@@ -108,6 +160,17 @@ def _on(args: argparse.Namespace, found: Reproducer) -> On:
     return On(budget, ref=ref, hang_s=hang, minimize_to=None if args.minimize is None else Path(args.minimize))
 
 
+def _located(args: argparse.Namespace, found: Reproducer, on: On) -> tuple[On, list[str]]:
+    """`on` with the file's target found from here (`findings.located`), and notes on what changed since the file
+    was written; as it is when the command line names the target."""
+    from assigncheck.findings.located import locate
+
+    if on.ref is None or found.record is None or args.target:
+        return on, []
+    ref, notes = locate(on.ref, args.file)
+    return replace(on, ref=ref), notes
+
+
 def _target_ref(args: argparse.Namespace, record: Record | None) -> TargetRef:
     """The file's target, or the flags' (held to the promises the finding was about unless told otherwise)."""
     from assigncheck.ci.target_flags import refs_from_args
@@ -121,6 +184,7 @@ def _target_ref(args: argparse.Namespace, record: Record | None) -> TargetRef:
     if args.classpath is not None or args.config or args.maven:
         (given,) = refs_from_args(ref.spec, ref.promises, args.classpath, args.config, args.maven)
         ref = replace(ref, classpath=given.classpath if args.classpath is not None else ref.classpath,
+                      digests=given.digests if args.classpath is not None else ref.digests,
                       maven=given.maven or ref.maven,
                       config=given.config or ref.config)
     return ref

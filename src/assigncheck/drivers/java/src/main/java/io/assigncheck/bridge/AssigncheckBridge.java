@@ -20,7 +20,9 @@
 // codec) are bridged by reflection, so one source compiles against every version.
 //
 // Start: java io.assigncheck.bridge.AssigncheckBridge CLASS [key=value ...]. First line out:
-// {"format":2,"ready":{...}}, or {"format":2,"unavailable":"why"} and exit 2. Then one answer line per request line.
+// {"format":2,"ready":{...}}, or {"format":2,"unavailable":"why"} and exit 2. Then one answer line per request line,
+// until standard input closes (exit 0) or the process that started the bridge is gone (exit 4): either way the JVM
+// halts, whatever threads the target started.
 
 package io.assigncheck.bridge;
 
@@ -67,6 +69,7 @@ public final class AssigncheckBridge {
     static final String PACKAGE = "io.assigncheck.bridge.";
 
     public static void main(String[] args) throws IOException {
+        haltWithParent();
         // Answers go to the real stdout only; whatever the assignor prints goes to stderr.
         PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), false, "UTF-8");
         System.setOut(System.err);
@@ -93,8 +96,19 @@ public final class AssigncheckBridge {
             out.print(target.answer(line));
             out.print('\n');
             out.flush();
-            if (target.fatal()) System.exit(3);  // the JVM is not to be trusted after an OutOfMemoryError
+            if (target.fatal()) Runtime.getRuntime().halt(3);  // the JVM is not to be trusted after an OutOfMemoryError
         }
+        // Input closed: whoever drove us is done (or gone). Halt, whatever the target left running: a non-daemon
+        // thread would keep the JVM alive after main returns, and a shutdown hook of its could block System.exit.
+        Runtime.getRuntime().halt(0);
+    }
+
+    /** Halts the JVM when the process that started it is gone, even while an answer is still being computed (the
+     *  gate killed by SIGKILL, its input never read again): nothing a target starts outlives its gate. */
+    private static void haltWithParent() {
+        ProcessHandle.current().parent().ifPresent(parent -> parent.onExit().thenRun(() -> {
+            Runtime.getRuntime().halt(4);
+        }));
     }
 
     /** What the request loop drives: one assignor class behind one of Kafka's assignor APIs. */
@@ -205,7 +219,7 @@ public final class AssigncheckBridge {
     private static void unavailable(PrintStream out, String why) {
         out.print("{\"format\":2,\"unavailable\":" + AssigncheckJson.quote(why) + "}\n");
         out.flush();
-        System.exit(2);
+        Runtime.getRuntime().halt(2);  // a class that failed to load may have started threads or hooks all the same
     }
 
     /** The target cannot run at all (no such class, not an assignor, no public no-argument constructor). */
