@@ -104,6 +104,8 @@ def print_summary(result: GateResult, files: Mapping[str, Path]) -> None:
             console.print(f"[red]stage error[/] {s.stage} / {escape(s.target)}: {escape(s.error)}")
     for w in result.warnings:
         console.print(f"[yellow]note[/]: {escape(w)}")
+    if result.calibration is not None:
+        console.print(f"calibration: {escape(result.calibration_text())}")
     verdict = "[green]passed[/]" if result.exit_code == 0 else "[red]FAILED[/]"
     console.print(f"gate {verdict} in {result.seconds:.0f} s: {result.counts_text()}; reports: "
                   + ", ".join(escape(str(p)) for p in files.values()))

@@ -13,6 +13,9 @@ an earlier run is resumed or aggregated, and an interrupted run (Ctrl-C) leaves 
 
 A finding fails the gate only once its reproducer, replayed from the file alone in a fresh process, shows
 the same invariant broken (`findings.confirm.confirm`).
+
+A run calibrates once (`run.calibration.current`): the profile's H7 budget and scale budget are reference
+seconds, scaled by this machine's CPU factor, which every report states.
 """
 
 from __future__ import annotations
@@ -80,11 +83,16 @@ def _load() -> tuple[float, list[str]]:
 def run_gate(targets: Sequence[Assignor], plan: Plan, seed: int = 0, master: str | None = None,
              progress: Callable[[Progress], None] | None = None, h8_env: str = "PYTHONHASHSEED") -> GateResult:
     """Every stage of `plan` on every target; `progress` hears of each step as it starts, replays and ends."""
+    from assigncheck.run.calibration import current
+
+    calibration = current()  # before anything is written: a bad ASSIGNCHECK_CPU_FACTOR is a usage error
     work = plan.report_dir / f"{WORK_PREFIX}{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
     work.mkdir(parents=True)
-    ctx = Context(plan.profile, work, seed, master, progress or (lambda event: None), h8_env)
+    ctx = Context(plan.profile.calibrated(calibration.factor), work, seed, master, progress or (lambda event: None),
+                  h8_env, calibration)
     load, notes = _load()
-    result = GateResult(plan.profile.name, tuple(t.name for t in targets), notes=notes, load=load)
+    result = GateResult(plan.profile.name, tuple(t.name for t in targets), notes=notes, load=load,
+                        calibration=calibration, budget_s=plan.profile.budget_s)
     started = time.monotonic()
     try:
         with ctrl_c_stops():

@@ -88,7 +88,7 @@ def junit_xml(result: GateResult) -> str:
     shown, elsewhere = _reported(result)
     suites = ET.Element("testsuites", name="assigncheck gate", time=f"{result.seconds:.2f}")
     for stage in result.stages:
-        _junit_suite(suites, stage, shown, elsewhere)
+        _junit_suite(suites, stage, shown, elsewhere, result.calibration_text())
     ET.indent(suites)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
 
@@ -104,7 +104,8 @@ def _junit_cases(suite: ET.Element, classname: str, cases: list[tuple[str, Findi
             ET.SubElement(case, "skipped", message=elsewhere[id(finding)]).text = _finding_text(finding)
 
 
-def _junit_suite(suites: ET.Element, stage: StageResult, shown: dict[int, Bug], elsewhere: dict[int, str]) -> None:
+def _junit_suite(suites: ET.Element, stage: StageResult, shown: dict[int, Bug], elsewhere: dict[int, str],
+                 calibration: str = "") -> None:
     cases = _stage_cases(stage)
     failures = sum(1 for _, f in cases if f is not None and id(f) in shown)
     suite = ET.SubElement(
@@ -115,6 +116,8 @@ def _junit_suite(suites: ET.Element, stage: StageResult, shown: dict[int, Bug], 
     )
     props = ET.SubElement(suite, "properties")
     ET.SubElement(props, "property", name="promises", value=_promises(stage.promises))
+    if calibration:
+        ET.SubElement(props, "property", name="calibration", value=calibration)
     if stage.work is not None:
         ET.SubElement(props, "property", name="work", value=str(stage.work))
     for key, value in _scalar_stats(stage):  # what the stage measured (the scale stage's times and growth)
@@ -207,6 +210,7 @@ def markdown(result: GateResult) -> str:
         "",
         f"{len(result.targets)} target(s), {result.counts_text()}; {result.seconds:.0f} s"
         + (f" (load average {result.load:.1f} at the start)." if result.load is not None else "."),
+        *([] if result.calibration is None else ["", f"{result.calibration_text()}."]),
         "",
         *_md_stage_table(result),
     ]
@@ -297,6 +301,7 @@ figcaption {{ margin-bottom: 0.5em; }} img {{ max-width: 100%; height: auto; }}
 <h1 id="verdict">assigncheck gate ({esc(result.profile)}): {verdict}</h1>
 <p id="counts">{len(result.targets)} target(s), {esc(result.counts_text())} (unconfirmed and unreachable: listed,
 not failing), {result.seconds:.0f} s.</p>
+<p id="calibration">{esc(result.calibration_text() or "no CPU calibration: budgets as the profile gives them")}</p>
 <h2>Stages</h2>
 <table id="stages"><tr><th>target</th><th>stage</th><th>result</th><th>bugs</th><th>work done</th>
 <th>promises enforced</th><th>s</th><th>stats</th></tr>

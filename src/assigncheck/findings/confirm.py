@@ -48,6 +48,7 @@ class Filing:
     budget_s: float  # H7: CPU seconds one assign call may take (a file that records none is replayed with it)
     minimize_s: float  # per distinct failure
     max_candidates: int  # distinct raw failures a stage minimizes per target (its `Collector`'s cap)
+    factor: float | None = None  # the CPU factor budget_s was scaled by (`run.calibration`; None: absolute)
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,7 @@ class Collector:
 
 def reproducers(filing: Filing, stage: str, target: Assignor) -> Reproducers:
     """Where a stage files a target's findings in this run (`findings.reproducers`)."""
-    return Reproducers.of(filing.directory, stage, target, filing.budget_s)
+    return Reproducers.of(filing.directory, stage, target, filing.budget_s, factor=filing.factor)
 
 
 def settle(stage: str, target: Assignor, candidates: Sequence[Candidate], filing: Filing,
@@ -161,11 +162,17 @@ def _kill(proc: subprocess.Popen[str]) -> None:
         pass
 
 
-def replay_in_fresh_process(path: str, timeout_s: float) -> tuple[int, dict[str, Any] | None, str]:
-    """`assigncheck replay FILE --json` in a new interpreter: (exit code, its JSON answer, its stderr). The
-    replay runs in a session of its own and is killed with everything it started on any interruption."""
+def replay_in_fresh_process(path: str, timeout_s: float, factor: float | None = None
+                            ) -> tuple[int, dict[str, Any] | None, str]:
+    """`assigncheck replay FILE --json` in a new interpreter, with the CPU factor `factor` when given: (exit code,
+    its JSON answer, its stderr). The replay runs in a session of its own and is killed with everything it
+    started on any interruption."""
+    from assigncheck.run.calibration import ENV
+
+    env = {**os.environ, **({ENV: repr(factor)} if factor is not None else {})}
     proc = subprocess.Popen([sys.executable, "-m", "assigncheck.ci", "replay", path, "--json"], cwd=os.getcwd(),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
     _REPLAYS.add(proc)
     try:
         out, err = proc.communicate(timeout=timeout_s)
@@ -227,7 +234,7 @@ def confirm(findings: Sequence[Finding], target_of: Callable[[Finding], Assignor
             return replace(f, status="confirmed" if here.reproduces else "unconfirmed",
                            why="" if here.reproduces else f"{where}: no longer reproduces",
                            also=also(problem, [s.violation for s in here.violations], here.matching))
-        code, answer, err = replay_in_fresh_process(path, timeout_s)
+        code, answer, err = replay_in_fresh_process(path, timeout_s, filing.factor)
         if code == 1:
             seen = [Seen.from_json(v) for v in (answer or {}).get("violations", ())]
             return replace(f, status="confirmed", why="",

@@ -8,7 +8,8 @@ the live groups.
   finding.
 - *Writing*: the problem as the target meets it (`spec.groups.coordinator_form`), a note for people and the
   finding record (`formats.reproducer`): the target reference, invariant, cause, signature, the check's seed,
-  CPU budget and hang limit (none for a live group: real clients, no timed calls), the fuzz input.
+  CPU budget and hang limit (none for a live group: real clients, no timed calls) and the CPU factor the budget
+  was scaled by (`run.calibration`), the fuzz input.
   `assigncheck replay FILE` replays it alone.
 - *Minimizing*: delta debugging (`findings.minimize`) while the same invariant and cause still break, never
   turning a problem a real group can produce into one it cannot, never adding a kind of junk claim
@@ -89,13 +90,14 @@ class Reproducers:
     budget_s: float | None  # H7's CPU budget of the check (the hang limit follows from it); None: no timed calls
     target: Assignor | None = None  # needed to minimize (its promises, what it had to adapt); not to write
     name: str = ""  # the file names' target part, when the reference's spec does not say what ran (a live client)
+    factor: float | None = None  # the CPU factor budget_s was scaled by (None: an absolute budget)
 
     @classmethod
     def of(cls, directory: str | Path, stage: str, target: Assignor, budget_s: float,
-           ref: TargetRef | None = None) -> Reproducers:
+           ref: TargetRef | None = None, factor: float | None = None) -> Reproducers:
         from assigncheck.targets.registry import ref_of
 
-        return cls(Path(directory), stage, ref or ref_of(target), budget_s, target)
+        return cls(Path(directory), stage, ref or ref_of(target), budget_s, target, factor=factor)
 
     def path(self, invariant: str, distinct: str | bytes) -> Path:
         return self.directory / file_name(self.stage, self.name or self.ref.spec, invariant, distinct)
@@ -114,8 +116,8 @@ class Reproducers:
         violation = self.said(violation)
         hang_s = None if self.budget_s is None else hang_limit(self.budget_s)
         record = Record(self.ref, violation.invariant, stage=self.stage, seed=seed, budget_s=self.budget_s,
-                        hang_s=hang_s, cause=violation.cause, signature=signature,
-                        message=bounded(violation.message),
+                        hang_s=hang_s, cpu_factor=None if self.budget_s is None else self.factor,
+                        cause=violation.cause, signature=signature, message=bounded(violation.message),
                         input="base64:" + base64.b64encode(data).decode() if data else "", extra=extra or {})
         note = f"assignor: {self.ref.spec}. {self.stage} finding, {violation.invariant}: {violation.message[:500]}"
         path = self.path(violation.invariant, signature if distinct is None else distinct)

@@ -2,6 +2,8 @@
 
 Everything comes from the file: the target (spec, declared promises, classpath), the invariant, the check's
 seed and CPU budget (`formats.reproducer`). Flags override them, for "does it reproduce on another target?".
+A budget the gate scaled by its machine's CPU factor (the file records the factor) is scaled again by this
+machine's (`run.calibration`): the same reference seconds, in this machine's units; `--budget` is absolute.
 The replay itself is `findings.replay`'s, by the finding's kind (H8 across processes, a timing finding, a model
 conformance, a codec or a live finding, any other); this command reads the file, applies the flags and prints
 the answer. Exit 1 when the recorded invariant breaks again, 0 when it no longer does, 2 when the file or the
@@ -100,12 +102,28 @@ def _on(args: argparse.Namespace, found: Reproducer) -> On:
         return On(DEFAULT_BUDGET_S)  # unused: a live group's clients make no timed calls
     record = found.record
     ref = _target_ref(args, record)
-    budget = args.budget if args.budget is not None else (record.budget_s if record and record.budget_s
-                                                          else DEFAULT_BUDGET_S)
-    hang = record.hang_s if record is not None and args.budget is None else None
+    budget, hang = _budget(args, record)
     if found.kind == "scale" and args.minimize is not None:
         raise InputError("--minimize", "a timing finding is not minimized: its size is what it is about")
     return On(budget, ref=ref, hang_s=hang, minimize_to=None if args.minimize is None else Path(args.minimize))
+
+
+def _budget(args: argparse.Namespace, record: Record | None) -> tuple[float, float | None]:
+    """H7's budget per call and hang limit (None: derived from the budget): `--budget` as given; else the file's,
+    in this machine's units when the file records the CPU factor it was scaled by; else the default."""
+    from assigncheck.run.calibration import current, rescaled
+
+    if args.budget is not None:
+        return args.budget, None
+    if record is None or not record.budget_s:
+        return DEFAULT_BUDGET_S, None if record is None else record.hang_s
+    if record.cpu_factor is None:
+        return record.budget_s, record.hang_s
+    budget = rescaled(record.budget_s, record.cpu_factor)
+    reference = record.budget_s / record.cpu_factor
+    print(f"budget {budget:.3g} s of CPU per call: the file's {reference:.3g} reference s x this machine's "
+          f"{current().text()}", file=sys.stderr)
+    return budget, None
 
 
 def _target_ref(args: argparse.Namespace, record: Record | None) -> TargetRef:
