@@ -62,18 +62,18 @@ def _skipped(result: GateResult) -> list[str]:
 
 
 def bug_lines(bug: Bug) -> list[str]:
-    """A bug: its mark, target, invariant and message, the stages that found it, its reproducer, and each
-    consequence of the same wrong partitions under it."""
+    """A bug: its mark, target, invariant and message, the stages that found it and in how many replays it
+    failed, its reproducer, and each consequence under it."""
     from rich.markup import escape
 
     f = bug.shown
     why = f" [dim]({escape(bounded(f.why, LINE))})[/]" if f.why else ""
     lines = [f"{MARKS[f.status]} {escape(f.target)} / {f.invariant}: {escape(bounded(f.message, LINE))}{why}",
-             f"    found by: {', '.join(bug.stages)}"]
+             f"    found by: {', '.join(bug.stages)}" + (f"; {f.replayed}" if f.replayed else "")]
     if f.reproducer:
         lines.append(f"    reproducer: {escape(f.reproducer)}")
     for c in bug.consequences:
-        lines.append(f"    and on the same partitions: {c.shown.invariant} ({', '.join(c.stages)}): "
+        lines.append(f"    and following from it: {c.shown.invariant} ({', '.join(c.stages)}): "
                      f"{escape(bounded(c.shown.message, LINE))}")
     return lines
 

@@ -31,14 +31,15 @@ def write_all(result: GateResult, report_dir: str | Path) -> dict[str, Path]:
 def _finding_text(f: Finding) -> str:
     where = f" (reproducer: {f.reproducer})" if f.reproducer else ""
     seed = f" seed={f.seed}" if f.seed is not None else ""
-    why = f" [{f.status}: {f.why}]" if f.why else f" [{f.status}]"
+    status = f"{f.status}, {f.replayed}" if f.replayed else f.status
+    why = f" [{status}: {f.why}]" if f.why else f" [{status}]"
     return f"{f.invariant}: {f.message}{where}{seed}{why}"
 
 
 def _bug_text(bug: Bug) -> str:
     """A bug as one report entry: its shown finding, the stages that found it, its consequences."""
     lines = [_finding_text(bug.shown), f"found by: {', '.join(bug.stages)}"]
-    lines += [f"and on the same partitions: {c.shown.invariant} ({', '.join(c.stages)}): {c.shown.message}"
+    lines += [f"and following from it: {c.shown.invariant} ({', '.join(c.stages)}): {c.shown.message}"
               + (f" (reproducer: {c.shown.reproducer})" if c.shown.reproducer else "") for c in bug.consequences]
     return "\n".join(lines)
 
@@ -63,7 +64,7 @@ def _reported(result: GateResult) -> tuple[dict[int, Bug], dict[int, str]]:
                 elsewhere[id(g)] = f"the same bug, reported once: see {where}"
         for c in bug.consequences:
             for g in c.findings:
-                elsewhere[id(g)] = f"follows from the bug reported at {where} (the same partitions)"
+                elsewhere[id(g)] = f"follows from the bug reported at {where}"
     return shown, elsewhere
 
 
@@ -192,13 +193,14 @@ def _md_bugs(result: GateResult) -> list[str]:
         if not found:
             continue
         lines += ["", f"### Bugs: {status} ({STATUSES[status]})", "",
-                  "| target | invariant | found by | message | reproducer | and on the same partitions | why |",
+                  "| target | invariant | found by | message | reproducer | and following from it | why |",
                   "|---|---|---|---|---|---|---|"]
         for b in found:
             f = b.shown
             also = "<br>".join(f"{c.shown.invariant} ({', '.join(c.stages)}): {_md(c.shown.message, 160)}"
                                for c in b.consequences)
-            lines.append(f"| `{f.target}` | {f.invariant} | {', '.join(b.stages)} | {_md(f.message)} | "
+            found_by = ", ".join(b.stages) + (f"; {f.replayed}" if f.replayed else "")
+            lines.append(f"| `{f.target}` | {f.invariant} | {found_by} | {_md(f.message)} | "
                          f"{f.reproducer or ''} | {also} | {_md(f.why, 160)} |")
     return lines
 
@@ -258,8 +260,9 @@ def _html_bugs(result: GateResult) -> str:
     def row(b: Bug) -> str:
         f = b.shown
         also = [f"{c.shown.invariant} ({', '.join(c.stages)}): {c.shown.message}" for c in b.consequences]
+        found_by = ", ".join(b.stages) + (f"; {f.replayed}" if f.replayed else "")
         return (f"<tr class='{f.status}'><td>{esc(f.status)}</td>{_cell(f.target)}<td>{esc(f.invariant)}</td>"
-                f"<td>{esc(', '.join(b.stages))}</td>{_cell(f.message)}{_cell(f.reproducer or '')}"
+                f"<td>{esc(found_by)}</td>{_cell(f.message)}{_cell(f.reproducer or '')}"
                 f"{_cell(*also)}{_cell(f.why)}</tr>")
 
     found = sorted(result.bugs, key=lambda b: list(STATUSES).index(b.status))
@@ -308,7 +311,7 @@ not failing), {result.seconds:.0f} s.</p>
 {table_rows}</table>
 <h2>Bugs</h2>
 <table id="findings"><tr><th>status</th><th>target</th><th>invariant</th><th>found by</th><th>message</th>
-<th>reproducer</th><th>and on the same partitions</th><th>why</th></tr>
+<th>reproducer</th><th>and following from it</th><th>why</th></tr>
 {findings}</table>
 <h2>Notes</h2>
 <ul id="notes">{notes}</ul>

@@ -16,6 +16,9 @@ Everything comes from the file (`read`): the target reference, the invariant, th
 - `codec`: a wire decoder's input bytes, decoded again (`fuzz`).
 - `live`: a live group's schedule, run again on a fresh broker (`live`).
 
+`replay_times` replays a finding N times over (the gate's confirmation: k of N), each replay loading the target
+again (a `cmd:` or `java:` target's program starts afresh), and answers with how many failed.
+
 Each kind's replay is a function `(Reproducer, On) -> Replayed` named by a "module:function" string in
 `KINDS`, imported when a finding of that kind is replayed, as `targets.registry.TARGET_LOADERS` names the
 loaders of target kinds: the kinds whose code lives in the layers above this one (model conformance in
@@ -26,7 +29,7 @@ gate's fresh-process confirmation parses.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +118,8 @@ class Replayed:
     stepped: bool = False  # a live group's: each violation names its schedule step
     keys: tuple[str, ...] = CHECKED  # the keys of its JSON answer, in order (the kind's: see above)
     notes: tuple[str, ...] = ()  # what else it did, for people (`assigncheck replay` says it on stderr)
+    replays: int = 1  # N: how many times it was replayed (`replay_times`)
+    reproduced: int | None = None  # k: how many of those replays reproduced it (None: one replay)
 
     @property
     def matching(self) -> list[Violation]:
@@ -127,7 +132,10 @@ class Replayed:
             "target": self.target.to_json() if isinstance(self.target, TargetRef) else self.target,
             "violations": [s.to_json(self.stepped) for s in self.violations],
             "seconds": None if self.seconds is None else round(self.seconds, 1)}
-        return {key: values[key] for key in self.keys}
+        doc = {key: values[key] for key in self.keys}
+        if self.reproduced is not None:
+            doc.update(replays=self.replays, reproduced=self.reproduced)
+        return doc
 
 
 def kind_of(record: Record | None) -> str:
@@ -165,6 +173,25 @@ def replay(found: Reproducer, on: On) -> Replayed:
     replay_kind = import_attr(KINDS[found.kind], "finding")
     answer: Replayed = replay_kind(found, on)
     return answer
+
+
+def replay_times(found: Reproducer, on: On, times: int) -> Replayed:
+    """`replay` `times` times: reproduces when any replay did; says in how many (k of N) and lists every kind of
+    violation any replay saw, once (the finding's own first). Minimized by the first replay that reproduces."""
+    answers: list[Replayed] = []
+    for _ in range(times):
+        stop_if_interrupted()
+        minimized = any(a.reproduces for a in answers) and on.minimize_to is not None
+        answers.append(replay(found, replace(on, minimize_to=None) if minimized else on))
+    k = sum(a.reproduces for a in answers)
+    shown = next((a for a in answers if a.reproduces), answers[-1])
+    seen: dict[tuple[str, str, bool], Seen] = {}
+    for a in (shown, *answers):
+        for s in a.violations:
+            seen.setdefault((s.violation.invariant, s.violation.cause, s.matches), s)
+    summary = f"{shown.summary}; in {k} of {times} replays" + (" (flaky)" if 0 < k < times else "")
+    return replace(shown, reproduces=k > 0, summary=summary, violations=tuple(seen.values()),
+                   notes=tuple(dict.fromkeys(n for a in answers for n in a.notes)), replays=times, reproduced=k)
 
 
 # ---- the kinds this layer replays ----------------------------------------------------------------------------
@@ -340,5 +367,6 @@ def replay_timing(found: Reproducer, on: On) -> Replayed:
 __all__ = [
     "CHECKED", "CODEC", "H8_TRIES", "KINDS", "LIVE", "MODEL", "On", "Replayed",
     "Reproducer", "Seen", "check", "kind_of", "read", "replay", "replay_check", "replay_processes", "replay_timing",
+    "replay_times",
     "reproduces", "target_ref",
 ]

@@ -11,9 +11,10 @@ the live groups.
   CPU budget and hang limit (none for a live group: real clients, no timed calls) and the CPU factor the budget
   was scaled by (`run.calibration`), the fuzz input.
   `assigncheck replay FILE` replays it alone.
-- *Minimizing*: delta debugging (`findings.minimize`) while the same invariant and cause still break, never
-  turning a problem a real group can produce into one it cannot, never adding a kind of junk claim
-  (`findings.signature.keeps_its_shape`). A hang is not minimized: each try would wait out the hang limit.
+- *Minimizing*: delta debugging (`findings.minimize`) while the same invariant and cause still break, in at
+  least as many of a few tries as on the raw problem (`minimize.as_often`: a flaky failure never shrinks into a
+  rarer one), never turning a problem a real group can produce into one it cannot, never adding a kind of junk
+  claim (`findings.signature.keeps_its_shape`). A hang is not minimized: each try would wait out the hang limit.
 - *De-duplicating*: the raw problem is written first under its own signature (an interrupted run, or a fuzz
   job killed at its deadline, loses nothing), then replaced by the minimized one under the minimized
   problem's signature; a signature already on disk is a duplicate, whichever process wrote it.
@@ -29,7 +30,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from assigncheck.findings.minimize import minimize
+from assigncheck.findings.minimize import TRIES, as_often, minimize
 from assigncheck.findings.signature import keeps_its_shape, signature
 from assigncheck.formats.bounded import bounded
 from assigncheck.formats.documents import dumps, problem_to_json, write_atomic
@@ -152,21 +153,27 @@ class Reproducers:
 
     def _minimized(self, problem: AnyProblem, violation: Violation, judge: Judge, seconds: float
                    ) -> tuple[AnyProblem, Violation]:
-        """The smallest problem that still shows the same failure, with the violation it shows there (the raw
-        problem and violation when minimizing does not apply, or the smaller problem does not fail again)."""
+        """The smallest problem that still shows the same failure as often, with the violation it shows there (the
+        raw problem and violation when minimizing does not apply, or the smaller problem does not fail again)."""
         if violation.cause in NOT_MINIMIZED:
             return problem, violation
         assert self.target is not None
         keeps = keeps_its_shape(problem, self.target.promises)
 
-        def still_fails(p: AnyProblem) -> bool:
-            return keeps(p) and any(same_failure(v, violation) for v in judge(p))
+        def fails(p: AnyProblem) -> bool:
+            return any(same_failure(v, violation) for v in judge(p))
 
-        small = minimize(problem, still_fails, seconds=seconds)
+        as_often_as_raw = as_often(fails, problem)
+        if as_often_as_raw is None:  # it did not fail again on the raw problem: nothing to shrink towards
+            return problem, violation
+        small = minimize(problem, lambda p: keeps(p) and as_often_as_raw(p), seconds=seconds)
         if small is problem:
             return problem, violation
-        again = next((v for v in judge(small) if same_failure(v, violation)), None)
-        return (small, again) if again is not None else (problem, violation)
+        for _ in range(TRIES):  # a flaky failure: one of the tries shows it
+            again = next((v for v in judge(small) if same_failure(v, violation)), None)
+            if again is not None:
+                return small, again
+        return problem, violation
 
 
 # ---- codec findings: input bytes, no problem ----------------------------------------------------------------

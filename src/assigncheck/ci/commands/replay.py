@@ -4,6 +4,7 @@ Everything comes from the file: the target (spec, declared promises, classpath),
 seed and CPU budget (`formats.reproducer`). Flags override them, for "does it reproduce on another target?".
 A budget the gate scaled by its machine's CPU factor (the file records the factor) is scaled again by this
 machine's (`run.calibration`): the same reference seconds, in this machine's units; `--budget` is absolute.
+`--times N` replays it N times (each loading the target afresh) and says in how many it failed (k of N).
 The replay itself is `findings.replay`'s, by the finding's kind (H8 across processes, a timing finding, a model
 conformance, a codec or a live finding, any other); this command reads the file, applies the flags and prints
 the answer. Exit 1 when the recorded invariant breaks again, 0 when it no longer does, 2 when the file or the
@@ -27,6 +28,7 @@ if TYPE_CHECKING:  # the findings layer loads when a replay runs, not at the CLI
     from assigncheck.formats.reproducer import Record, TargetRef
 
 DEFAULT_BUDGET_S = 10.0  # CPU seconds per assign call when neither the file nor --budget gives any
+MAX_TIMES = 1000
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -43,6 +45,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--minimize", type=flag_types.nonempty, metavar="OUT",
                         help="when it reproduces, shrink the problem while the same violation persists "
                              "(delta debugging, as the fuzzer does) and write the result to OUT")
+    parser.add_argument("--times", type=flag_types.int_in(1, MAX_TIMES), default=1, metavar="N",
+                        help="replay it N times and say in how many it failed (exit 1 when any did)")
     parser.add_argument("--json", action="store_true", help="print one JSON line with the verdict")
     add_java_options(parser)
     parser.set_defaults(run=run)
@@ -59,7 +63,7 @@ def _say(args: argparse.Namespace, answer: dict[str, Any]) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from assigncheck.findings.replay import replay
+    from assigncheck.findings.replay import replay, replay_times
     from assigncheck.formats.documents import load_json
 
     if args.minimize is not None:
@@ -67,7 +71,8 @@ def run(args: argparse.Namespace) -> int:
     where = "standard input" if args.file == "-" else args.file
     doc = load_json(args.file)  # a missing, empty or garbage file is named as such, whatever its note
     found = _read(args, doc, where)
-    answer = replay(found, _on(args, found))
+    on = _on(args, found)
+    answer = replay(found, on) if args.times == 1 else replay_times(found, on, args.times)
     for note in answer.notes:
         print(note, file=sys.stderr)
     return _say(args, answer.to_json())
