@@ -61,6 +61,7 @@ class Candidate:
     violation: Violation
     seed: int  # the check's seed (H8's shuffled listing)
     how: str = ""  # where it came from, for the note (hypothesis seed, campaign instance, ...)
+    extra: dict[str, Any] | None = None  # what its reproducer's record needs besides (H8's two processes)
 
 
 class Collector:
@@ -72,7 +73,8 @@ class Collector:
         self.kept: dict[str, list[Candidate]] = {}
         self.failing = 0  # problems offered with any violation
 
-    def offer(self, problem: AnyProblem, violations: Sequence[Violation], seed: int, how: str = "") -> None:
+    def offer(self, problem: AnyProblem, violations: Sequence[Violation], seed: int, how: str = "",
+              extra: dict[str, Any] | None = None) -> None:
         if violations:
             self.failing += 1
         for v in violations:
@@ -83,7 +85,7 @@ class Collector:
             mine = telling(problem)
             if any(telling(c.problem) <= mine for c in kept):
                 continue
-            kept.append(Candidate(problem, v, seed, how))
+            kept.append(Candidate(problem, v, seed, how, extra))
 
     def candidates(self) -> list[Candidate]:
         return [c for kept in self.kept.values() for c in kept]
@@ -95,18 +97,18 @@ def reproducers(filing: Filing, stage: str, target: Assignor) -> Reproducers:
 
 
 def settle(stage: str, target: Assignor, candidates: Sequence[Candidate], filing: Filing,
-           judge: Judge | None = None, extra: dict[str, Any] | None = None) -> list[Finding]:
-    """File each candidate (minimized, one reproducer per signature), status "unconfirmed" until `confirm`
-    has replayed it. `judge` gives the violations on a problem instead of `check`; `extra` goes into each
-    reproducer's record (what replay needs besides the target, such as H8's two processes)."""
+           judge: Callable[[Candidate], Judge] | None = None) -> list[Finding]:
+    """File each candidate (minimized, one reproducer per signature, its `extra` in the record), status
+    "unconfirmed" until `confirm` has replayed it. `judge` gives, per candidate, what tells the violations on a
+    problem instead of `check` (H8 across processes: two processes started as the candidate's were)."""
     files = reproducers(filing, stage, target)
     findings: list[Finding] = []
     for cand in candidates:
         def default(p: AnyProblem, seed: int = cand.seed) -> list[Violation]:
             return check(target, p, seed, filing.budget_s)
 
-        filed = files.file(cand.problem, cand.violation, judge or default, seed=cand.seed,
-                           minimize_s=filing.minimize_s, how=cand.how, extra=extra)
+        filed = files.file(cand.problem, cand.violation, judge(cand) if judge else default, seed=cand.seed,
+                           minimize_s=filing.minimize_s, how=cand.how, extra=cand.extra)
         if filed.new:
             findings.append(Finding.of(stage, target.name, filed.violation, reproducer=str(filed.path),
                                        seed=cand.seed, signature=filed.signature))

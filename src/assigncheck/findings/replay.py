@@ -322,7 +322,7 @@ def replay_processes(found: Reproducer, on: On) -> Replayed:
     """H8 across processes: two fresh processes of the target, started as the file records, up to
     `findings.processes.TRIES` times; minimized when asked."""
     from assigncheck.findings.minimize import minimize
-    from assigncheck.findings.processes import TRIES, Pair, Processes
+    from assigncheck.findings.processes import TRIES, Pair, Processes, varied
     from assigncheck.findings.processes import replay as compare_fresh
     from assigncheck.formats.documents import problem_to_json
     from assigncheck.formats.reproducer import save
@@ -332,7 +332,7 @@ def replay_processes(found: Reproducer, on: On) -> Replayed:
     ref = target_ref(found, on)
     processes = Processes.from_json(record.extra["processes"])
     violations, attempt = compare_fresh(ref, problem, processes, on.budget_s, on.hang_s)
-    name = f"{ref.spec} ({processes})"
+    name = f"{ref.spec} ({varied(ref, processes)})"
     summary = (f"reproduces: H8 across two processes of {name} (try {attempt} of {TRIES})" if violations
                else f"no longer reproduces H8 across two processes of {name}")
     if violations and on.minimize_to is not None:
