@@ -152,6 +152,8 @@ def test_the_fuzz_stage_gives_an_outside_program_its_nominal_work_and_confirms_i
     (stage,) = result.stages
     h5 = [f for f in stage.findings if f.invariant == "H5"]
     assert h5 and h5[0].status == "confirmed" and result.exit_code == 1, [(f.invariant, f.why) for f in h5]
+    # the fuzz job's reproducer records the CPU factor its budget was scaled by, as every stage's does
+    assert record_of(json.loads(Path(h5[0].reproducer).read_text())).cpu_factor == result.calibration.factor
     replay = _replays(h5[0].reproducer)
     assert replay.returncode == 1 and "reproduces: H5" in replay.stdout, replay.stdout + replay.stderr
 
