@@ -290,9 +290,10 @@ def replay_check(found: Reproducer, on: On) -> Replayed:
 
 def _minimize(target: Assignor, found: Reproducer, violation: Violation, seed: int, budget_s: float,
               out: Path) -> AnyProblem:
-    """The problem shrunk while `violation`'s invariant and cause still break (and its shape holds), written to
-    `out` with the file's record (a plain problem file: a record of this replay)."""
-    from assigncheck.findings.minimize import minimize
+    """The problem shrunk while `violation`'s invariant and cause still break, as often as on the file's problem
+    (and its shape holds), written to `out` with the file's record (a plain problem file: a record of this
+    replay)."""
+    from assigncheck.findings.minimize import as_often, minimize
     from assigncheck.findings.signature import keeps_its_shape
     from assigncheck.formats.documents import problem_to_json
     from assigncheck.formats.reproducer import save
@@ -302,12 +303,12 @@ def _minimize(target: Assignor, found: Reproducer, violation: Violation, seed: i
     problem = _problem(found)
     keeps = keeps_its_shape(problem, target.promises)
 
-    def still_fails(candidate: AnyProblem) -> bool:
-        return keeps(candidate) and any(
-            v.invariant == violation.invariant and v.cause == violation.cause
-            for v in check_assignor(target, candidate, seed=seed, budget_s=budget_s, measure=False)[1].violations)
+    def fails(candidate: AnyProblem) -> bool:
+        _, report = check_assignor(target, candidate, seed=seed, budget_s=budget_s, measure=False)
+        return any(v.invariant == violation.invariant and v.cause == violation.cause for v in report.violations)
 
-    smaller = minimize(problem, still_fails)
+    often = as_often(fails, problem)
+    smaller = problem if often is None else minimize(problem, lambda p: keeps(p) and often(p))
     record = found.record or Record(ref_of(target), violation.invariant, stage="replay", seed=seed,
                                     budget_s=budget_s, cause=violation.cause, message=violation.message)
     save(problem_to_json(smaller), record, out, _minimized_note(found))
@@ -321,7 +322,7 @@ def _minimized_note(found: Reproducer) -> str:
 def replay_processes(found: Reproducer, on: On) -> Replayed:
     """H8 across processes: two fresh processes of the target, started as the file records, up to
     `findings.processes.TRIES` times; minimized when asked."""
-    from assigncheck.findings.minimize import minimize
+    from assigncheck.findings.minimize import as_often, minimize
     from assigncheck.findings.processes import TRIES, Pair, Processes, varied
     from assigncheck.findings.processes import replay as compare_fresh
     from assigncheck.formats.documents import problem_to_json
@@ -338,7 +339,8 @@ def replay_processes(found: Reproducer, on: On) -> Replayed:
     if violations and on.minimize_to is not None:
         pair = Pair(ref, processes, ref.spec)
         try:
-            smaller = minimize(problem, lambda p: bool(pair.compare(p, on.budget_s, on.hang_s)))
+            often = as_often(lambda p: bool(pair.compare(p, on.budget_s, on.hang_s)), problem)
+            smaller = problem if often is None else minimize(problem, often)
         finally:
             pair.close()
         save(problem_to_json(smaller), record, on.minimize_to, _minimized_note(found))
