@@ -25,7 +25,8 @@ from assigncheck.spec.model import AnyProblem, Problem
 from assigncheck.spec.promises import Assignor
 
 SAMPLE = {"quick": (200, 5.0), "full": (1000, 30.0)}  # problems compared per target, at most this many seconds
-PER_PAIR = 25  # problems each pair of processes compares (asked in one batch request) before a new pair takes over
+CHUNK = 25  # problems asked of each process in one batch request
+PER_PAIR = 50  # problems each pair of processes compares before a new pair, with new values, takes over
 
 
 def fresh_ids(problem: AnyProblem, rng: random.Random) -> AnyProblem:
@@ -85,8 +86,8 @@ class Sample:
             pair.close()
 
     def _compared(self, collector: Collector, stage: str, deadline: float) -> tuple[int, bool]:
-        """Compare the sample, PER_PAIR problems per pair, the next pair loading while one compares: (problems
-        compared, whether the circuit breaker stopped it)."""
+        """Compare the sample, PER_PAIR problems per pair (CHUNK per batch request), the next pair loading while one
+        compares: (problems compared, whether the circuit breaker stopped it)."""
         budget = self.ctx.profile.budget_s
         problems = [fresh_ids(p, self.drawn) for p in self.problems]
         compared = 0
@@ -100,7 +101,8 @@ class Sample:
                     self.pairs[at // PER_PAIR - 1].close()
                 if at + PER_PAIR < len(problems):
                     self.pairs.append(self._pair())  # the next round's, loading while this one compares
-                pair.prefetch(problems[at:at + PER_PAIR], budget)
+            if at % CHUNK == 0:
+                pair.prefetch(problems[at:at + min(CHUNK, PER_PAIR - at % PER_PAIR)], budget)
             how = f"{stage} sample, H8 across processes ({pair.varied})"
             collector.offer(problem, pair.compare(problem, budget), self.ctx.seed, how,
                             extra={"processes": pair.processes.to_json()})
