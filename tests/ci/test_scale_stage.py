@@ -33,8 +33,8 @@ from tests.fixtures.scale_targets import Linear, Quadratic
 from tests.paths import ROOT
 
 TWINS = ROOT / "tests" / "fixtures" / "scale_targets.py"
-# 8 times the quadratic work: 16.6 s of CPU per call at 2100x2100 and 4.1 s at 1050x1050 on the reference
-# machine, where its linear twin takes 30 ms at most (docs/DESIGN.md, *Time budgets*)
+# 8 times the quadratic work: 14.7 s of CPU per call at 2100x2100, 3.4 s at 1050x1050 and 0.85 s at 525x525 on the
+# reference machine, where its linear twin takes 40 ms at most (docs/DESIGN.md, *Time budgets*)
 QUADRATIC_CMD = f"cmd:{sys.executable} {TWINS} quadratic 8"
 LINEAR_CMD = f"cmd:{sys.executable} {TWINS} linear"
 
@@ -93,12 +93,14 @@ def test_the_quick_gate_fails_a_quadratic_cmd_target_at_scale_and_passes_its_lin
 
 
 # ---- calibrated budgets: the same verdicts on a machine 3x faster or 3x slower --------------------------------
-FACTORS = (1 / 3, 1.0, 3.0)  # CPU factors standing for a machine 3x faster, the reference machine, 3x slower
+FACTORS = (1 / 3, 1.0, 3.0)  # this machine's CPU factor as calibrated, 3x too slow a machine's, 3x too fast one's
 
 
 def _verdicts(targets, factor, tmp_path, monkeypatch):
-    """(invariant, cause) of each target's scale findings, the stage run as a gate run of that factor runs it."""
-    monkeypatch.setenv(ENV, repr(factor))
+    """(invariant, cause) of each target's scale findings, the stage run as a gate run on a machine `factor` times
+    as slow as this one runs it: with this machine's own calibrated factor times `factor` injected."""
+    monkeypatch.delenv(ENV, raising=False)
+    monkeypatch.setenv(ENV, repr(current().factor * factor))
     calibration = current()
     ctx = Context(PROFILES["quick"].calibrated(calibration.factor), tmp_path / f"x{factor:.2f}",
                   calibration=calibration)
@@ -111,8 +113,9 @@ def _verdicts(targets, factor, tmp_path, monkeypatch):
 
 
 def test_the_calibrated_verdicts_are_the_same_on_machines_3x_faster_and_3x_slower(tmp_path, monkeypatch):
-    # the rungs where every target is slowest (2100x2100, 1000x10000/100) and the smallest: the budget is
-    # 2/3 s per call at factor 1/3 and 6 s at factor 3; the quadratic twin must fail at both, everything else pass
+    # the rungs where every target is slowest (2100x2100, 1000x10000/100) and the smallest: the budget is 2/3 of a
+    # reference second per call at factor 1/3 and 6 at factor 3; the quadratic twin must fail at both, everything
+    # else pass
     monkeypatch.setitem(scale_stage.LADDER, "quick", ((263, 2100), (125, 1000)))
     _unhurried(monkeypatch)
     targets = [probe(load(TargetRef(spec))) for spec in (QUADRATIC_CMD, LINEAR_CMD)]
@@ -125,9 +128,9 @@ def test_the_calibrated_verdicts_are_the_same_on_machines_3x_faster_and_3x_slowe
     expected = {t.name: [] for t in targets} | {QUADRATIC_CMD: [("H7", "scale.timeout")]}
     assert verdicts == [expected] * len(FACTORS), verdicts
 
-    # the factor reaches the verdict: a rung the quadratic twin takes about 1 s at fails a machine 3x faster's
-    # budget and passes a 3x slower one's (a target this close to the budget is what the twins must not be)
-    monkeypatch.setitem(scale_stage.LADDER, "quick", ((525,), ()))
+    # the factor reaches the verdict: a rung the quadratic twin takes about 1.7 reference s at fails the budget of a
+    # machine 3x faster and passes a 3x slower one's (a target this close to the budget is what the twins are not)
+    monkeypatch.setitem(scale_stage.LADDER, "quick", ((750,), ()))
     quadratic = probe(load(TargetRef(QUADRATIC_CMD)))
     try:
         fast, slow = (_verdicts([quadratic], f, tmp_path, monkeypatch)[QUADRATIC_CMD] for f in (1 / 3, 3.0))

@@ -3,7 +3,7 @@ checked (reservoir sampling), compared in pairs of processes of the target at th
 budget of its own.
 
 Each problem of the sample is compared with fresh member ids (`fresh_ids`), so that each problem's iteration
-order of a set of ids is its own coin flip, not one flip for every problem that lists m0, m1, ...; and every
+order of a set of ids is its own coin flip, not one flip for every problem that lists c0, c1, ...; and every
 PER_PAIR problems a new pair of processes takes over, started with new values of the variable
 (`Processes.drawn`). The ids and the values all follow from the run's `--seed`; each finding's reproducer
 records the values of the pair that found it."""
@@ -143,4 +143,3 @@ class Sample:
         result.stats["h8_processes"] = f"{work}, {-(-compared // PER_PAIR)} pair(s) of processes ({varied})"
         if work.short:
             result.notes.append(f"H8 across processes: compared {work}: under half of the sample")
-
