@@ -116,7 +116,7 @@ def test_every_report_counts_bugs(tmp_path):
     assert skipped[("t.properties", "H3")] == "the same bug, reported once: see t.proofs / H3"
     assert skipped[("t.campaign", "H5")].startswith("follows from the bug reported at t.proofs / H3")
     failing = root.find(".//testcase[@classname='t.proofs'][@name='H3']/failure").text
-    assert "found by: properties, proofs, fuzz" in failing and "and on the same partitions: H4" in failing
+    assert "found by: properties, proofs, fuzz" in failing and "and following from it: H4" in failing
     md = files["markdown"].read_text()
     assert ("| `t` | H3 | properties, proofs, fuzz | H3 broke | r/proofs-H3|a.json<br>`assigncheck replay "
             "'r/proofs-H3|a.json'` |") in md.replace("\\|", "|")

@@ -1,9 +1,11 @@
 """The scale stage: an assignor instant on small problems but quadratic in members x partitions fails the quick
 gate with a reproducer of the offending size that replays from its file alone; its linear twin passes, idle or
-with every core busy; `max_time` and `max_growth` promises are enforced and replayed; the ladder is seeded."""
+with every core busy; the verdicts are the same on machines 3x faster and 3x slower (the budget calibrated to
+each); `max_time` and `max_growth` promises are enforced and replayed; the ladder is seeded."""
 
 from __future__ import annotations
 
+import html
 import json
 import subprocess
 import sys
@@ -13,22 +15,27 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from assigncheck.ci.cli import main
+from assigncheck.ci.context import PROFILES, Context
 from assigncheck.ci.pipeline import Plan, run_gate
 from assigncheck.ci.stages import scale as scale_stage
 from assigncheck.formats.documents import problem_to_json
 from assigncheck.formats.reproducer import TargetRef, record_of
 from assigncheck.generate import ladder
 from assigncheck.run import scale as sc
+from assigncheck.run.calibration import ENV, current
 from assigncheck.spec.errors import InputError
 from assigncheck.spec.model import iter_pairs
 from assigncheck.spec.promises import Promises, TimeAt
+from assigncheck.targets import registry
 from assigncheck.targets.registry import Declared, PythonTarget, load, probe
 from benchmarks.harness import busy_cores
 from tests.fixtures.scale_targets import Linear, Quadratic
 from tests.paths import ROOT
 
 TWINS = ROOT / "tests" / "fixtures" / "scale_targets.py"
-QUADRATIC_CMD = f"cmd:{sys.executable} {TWINS} quadratic"
+# 8 times the quadratic work: 14.7 s of CPU per call at 2100x2100, 3.4 s at 1050x1050 and 0.85 s at 525x525 on the
+# reference machine, where its linear twin takes 40 ms at most (docs/DESIGN.md, *Time budgets*)
+QUADRATIC_CMD = f"cmd:{sys.executable} {TWINS} quadratic 8"
 LINEAR_CMD = f"cmd:{sys.executable} {TWINS} linear"
 
 
@@ -37,7 +44,16 @@ def _stage(doc, target):
     return stage
 
 
-def test_the_quick_gate_fails_a_quadratic_cmd_target_at_scale_and_passes_its_linear_twin(tmp_path):
+def _unhurried(monkeypatch):
+    """The quick profile with the scale stage's wall-clock budget out of the way: a busy machine times as many
+    rungs as an idle one, so the verdict rests on the CPU budget per call alone."""
+    from dataclasses import replace
+
+    monkeypatch.setitem(PROFILES, "quick", replace(PROFILES["quick"], scale_s=900))
+
+
+def test_the_quick_gate_fails_a_quadratic_cmd_target_at_scale_and_passes_its_linear_twin(tmp_path, monkeypatch):
+    _unhurried(monkeypatch)
     reports = tmp_path / "reports"
     assert main(["gate", "--target", QUADRATIC_CMD, "--target", LINEAR_CMD, "--stages", "scale",
                  "--report-dir", str(reports)]) == 1
@@ -46,12 +62,16 @@ def test_the_quick_gate_fails_a_quadratic_cmd_target_at_scale_and_passes_its_lin
     (finding,) = slow["findings"]
     assert finding["invariant"] == "H7" and finding["cause"] == "scale.timeout", finding
     assert finding["status"] == "confirmed", finding["why"]  # replayed from the file alone, in a fresh process
-    assert "over its 2 s CPU budget" in finding["message"] and "grew as size^" in finding["message"]
+    assert finding["reproduced"] == finding["replays"] == 5, finding
+    budget = 2.0 * doc["calibration"]["factor"]  # the quick profile's 2 reference seconds, in this machine's
+    assert f"over its {budget:.3g} s (2 reference s x CPU factor" in finding["message"], finding["message"]
+    assert "grew as size^" in finding["message"]
     # the offending size is the reproducer, whole: a rung far beyond anything the other stages send
     reproducer = json.loads(Path(finding["reproducer"]).read_text())
     assert len(reproducer["members"]) >= 1050 and sum(reproducer["topics"].values()) >= 1050
     scale = record_of(reproducer).extra["scale"]
-    assert scale["verdict"] == "budget" and min(scale["cpu_s"]) >= 2.0 and len(scale["cpu_s"]) == 3
+    assert scale["verdict"] == "budget" and min(scale["cpu_s"]) >= round(budget, 4) and len(scale["cpu_s"]) == 3
+    assert record_of(reproducer).cpu_factor == doc["calibration"]["factor"]
     assert "over the CPU budget" in slow["stats"]["stopped"] and slow["work"]["done"] < slow["work"]["nominal"]
     # the file alone decides: the linear twin on the same problem is well within the budget
     assert main(["replay", finding["reproducer"], "--target", LINEAR_CMD]) == 0
@@ -70,6 +90,68 @@ def test_the_quick_gate_fails_a_quadratic_cmd_target_at_scale_and_passes_its_lin
     assert "1000x10000/100" in props["largest"] and props["work"] == "16/16 rungs"
     page = (reports / "report.html").read_text()
     assert "largest=2100x2100" in page and "Scale ladder: CPU time per call vs size" in page
+
+
+# ---- calibrated budgets: the same verdicts on a machine 3x faster or 3x slower --------------------------------
+FACTORS = (1 / 3, 1.0, 3.0)  # this machine's CPU factor as calibrated, 3x too slow a machine's, 3x too fast one's
+
+
+def _verdicts(targets, factor, tmp_path, monkeypatch):
+    """(invariant, cause) of each target's scale findings, the stage run as a gate run on a machine `factor` times
+    as slow as this one runs it: with this machine's own calibrated factor times `factor` injected."""
+    monkeypatch.delenv(ENV, raising=False)
+    monkeypatch.setenv(ENV, repr(current().factor * factor))
+    calibration = current()
+    ctx = Context(PROFILES["quick"].calibrated(calibration.factor), tmp_path / f"x{factor:.2f}",
+                  calibration=calibration)
+    verdicts = {}
+    for target in targets:
+        stage = scale_stage.check_target(target, ctx)
+        assert stage.error is None and stage.work.done > 0, (target.name, factor, stage.error, stage.notes)
+        verdicts[target.name] = sorted((f.invariant, f.cause) for f in stage.findings)
+    return verdicts
+
+
+def test_the_calibrated_verdicts_are_the_same_on_machines_3x_faster_and_3x_slower(tmp_path, monkeypatch):
+    # the rungs where every target is slowest (2100x2100, 1000x10000/100) and the smallest: the budget is 2/3 of a
+    # reference second per call at factor 1/3 and 6 at factor 3; the quadratic twin must fail at both, everything
+    # else pass
+    monkeypatch.setitem(scale_stage.LADDER, "quick", ((263, 2100), (125, 1000)))
+    _unhurried(monkeypatch)
+    targets = [probe(load(TargetRef(spec))) for spec in (QUADRATIC_CMD, LINEAR_CMD)]
+    targets += [load(name) for name in registry.names()]
+    try:
+        verdicts = [_verdicts(targets, factor, tmp_path, monkeypatch) for factor in FACTORS]
+    finally:
+        for target in targets[:2]:
+            target.close()
+    expected = {t.name: [] for t in targets} | {QUADRATIC_CMD: [("H7", "scale.timeout")]}
+    assert verdicts == [expected] * len(FACTORS), verdicts
+
+    # the factor reaches the verdict: a rung the quadratic twin takes about 1.7 reference s at fails the budget of a
+    # machine 3x faster and passes a 3x slower one's (a target this close to the budget is what the twins are not)
+    monkeypatch.setitem(scale_stage.LADDER, "quick", ((750,), ()))
+    quadratic = probe(load(TargetRef(QUADRATIC_CMD)))
+    try:
+        fast, slow = (_verdicts([quadratic], f, tmp_path, monkeypatch)[QUADRATIC_CMD] for f in (1 / 3, 3.0))
+    finally:
+        quadratic.close()
+    assert (fast, slow) == ([("H7", "scale.timeout")], []), (fast, slow)
+
+
+def test_every_report_states_the_cpu_factor(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv(ENV, "1.5")
+    reports = tmp_path / "reports"
+    assert main(["gate", "--target", "range", "--stages", "scale", "--report-dir", str(reports)]) == 0
+    said = f"CPU factor 1.5 (fixed by {ENV}): H7's budget 2 reference s = 3 s of CPU per call here"
+    assert said in capsys.readouterr().out  # the console's last lines
+    doc = json.loads((reports / "report.json").read_text())
+    assert doc["calibration"] == {"factor": 1.5, "measured_s": None, "reference_s": doc["calibration"]["reference_s"],
+                                  "fixed": True, "budget_reference_s": 2.0}
+    assert said in (reports / "summary.md").read_text() and html.escape(said) in (reports / "report.html").read_text()
+    props = [p.get("value") for p in ET.parse(reports / "junit.xml").getroot().iter("property")
+             if p.get("name") == "calibration"]
+    assert props and all(said in p for p in props)
 
 
 @pytest.mark.slow  # the default run's scale test is the quadratic cmd: target's

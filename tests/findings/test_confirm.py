@@ -1,6 +1,7 @@
 """Verdicts users can trust: a finding fails the gate only once its reproducer replays alone in a fresh
-process; the same promises hold in every stage; a busy machine checks less but never fails a correct target;
-a flaky target is an H8 finding, not an error; the gate keeps no state between runs."""
+process, in k of N replays; the same promises hold in every stage; a busy machine checks less but never fails a
+correct target; a flaky target is an H8 finding, not an error, and a nondeterministic one is one bug; the gate
+keeps no state between runs."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import pytest
 from assigncheck.ci.cli import main
 from assigncheck.ci.context import PROFILES, Profile, Progress
 from assigncheck.ci.pipeline import WORK_PREFIX, Plan, run_gate
+from assigncheck.ci.reports import write_all
 from assigncheck.formats.reproducer import TargetRef, record_of
 from assigncheck.targets.registry import load, probe
 from benchmarks.harness import busy_cores
@@ -80,6 +82,54 @@ def test_a_finding_that_does_not_replay_is_listed_but_does_not_fail_the_gate(tmp
     (finding,) = result.findings
     assert finding.invariant == "H7" and finding.status == "unconfirmed" and "no longer reproduces" in finding.why
     assert result.exit_code == 0
+
+
+def test_a_failure_in_some_replays_is_confirmed_and_flaky_with_k_of_n(tmp_path, steady):
+    # a fresh instance per replay, and every other instance crashes: 3 of 5 replays fail, every time
+    result = _gate([load("tests.fixtures.verdict_targets:EveryOtherInstance")], tmp_path, ["properties"])
+    crashes = [f for f in result.findings if f.invariant == "H7"]
+    assert crashes and all((f.status, f.reproduced, f.replays) == ("confirmed", 3, 5) for f in crashes), [
+        (f.invariant, f.status, f.reproduced, f.replays, f.why) for f in result.findings]
+    assert crashes[0].flaky and result.exit_code == 1
+    files = write_all(result, tmp_path / "reports")
+    assert "failed in 3 of 5 replays (flaky)" in files["markdown"].read_text()
+    doc = json.loads(files["json"].read_text())
+    assert any((b["replays"], b["reproduced"]) == (5, 3) for b in doc["bugs"])
+    replay = subprocess.run([sys.executable, "-m", "assigncheck.ci", "replay", crashes[0].reproducer, "--times", "4"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert replay.returncode == 1 and "in 2 of 4 replays (flaky)" in replay.stdout, replay.stdout + replay.stderr
+
+
+@pytest.fixture(scope="module")
+def maporder(tmp_path_factory):
+    """tests/fixtures/maporder, built (a Go module of its own, the standard library only)."""
+    binary = tmp_path_factory.mktemp("maporder") / "maporder"
+    built = subprocess.run(["go", "build", "-trimpath", "-buildvcs=false", "-o", str(binary), "."],
+                           cwd=ROOT / "tests" / "fixtures" / "maporder", capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    return binary
+
+
+def test_a_go_balancer_walking_topics_in_map_order_is_one_bug_with_no_fixpoint_entry(tmp_path, steady, maporder):
+    target = probe(load(TargetRef(f"cmd:{maporder}", "fixpoint")))
+    try:
+        result = _gate([target], tmp_path, ["properties", "proofs"])
+    finally:
+        target.close()
+    found = [(f.stage, f.invariant, f.status, f.reproduced) for f in result.findings]
+    bugs = [b for b in result.bugs if b.status != "unreachable"]
+    assert 1 <= len(bugs) <= 2 and all(b.shown.invariant == "H8" for b in bugs), found
+    assert bugs[0].status == "confirmed" and result.exit_code == 1
+    # what the nondeterminism broke besides is listed under it: fixpoint findings, flaky ones, H8 across processes
+    under = [f for b in bugs for c in b.consequences for f in c.findings]
+    assert any(f.invariant == "fixpoint" for f in under), found
+    assert not [b for b in result.bugs if b.shown.invariant == "fixpoint"], found
+    listed = {id(f) for b in bugs for f in b.every()}  # every replayed finding, under those one or two bugs
+    assert listed == {id(f) for f in result.findings if f.status != "unreachable"}, found
+    # a Go program has no PYTHONHASHSEED: the messages say what differs between two fresh processes
+    assert not any("PYTHONHASHSEED" in f.message for f in result.findings), found
+    across = [f for f in result.findings if f.cause == "processes"]
+    assert all("Go's per-map seed" in f.message for f in across)
 
 
 def test_a_z3_counterexample_replays_under_the_checkers_id(tmp_path):

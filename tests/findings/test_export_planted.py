@@ -52,7 +52,7 @@ def test_your_kip848_assignor_red_on_its_bug_green_once_fixed(tmp_path):
     _javac(PLANTED / "buggy", classes, api)
     path = _reproducer(tmp_path / "dealing.json", {"spec": "java:com.example.group.DealingAssignor",
                                                    "classpath": [str(classes)], "maven": [API]})
-    assert main(["replay", path]) == 1  # the finding is real: it breaks H3 on the buggy class
+    assert main(["replay", path, "--trust"]) == 1  # the finding is real: it breaks H3 on the buggy class
     out = tmp_path / "junit"
     export(path, "junit", out)
     red = run_maven(out)

@@ -35,3 +35,26 @@ def test_findings_are_grouped_by_bug_with_their_consequences():
     # every confirmed finding is under a confirmed bug: the counts and the exit code say the same
     assert {id(f) for b in found if b.status == "confirmed" for f in b.every()} == {
         id(f) for f in FOUND if f.status == "confirmed"}
+
+
+def test_a_nondeterministic_target_is_one_bug_whatever_else_its_flaky_replays_broke():
+    def replayed(stage, invariant, sig, k, status="confirmed", target="go"):
+        return Finding(stage, target, invariant, f"{invariant} broke", f"r/{stage}-{sig}.json", 0, signature=sig,
+                       status=status, size=3, replays=5, reproduced=k)
+
+    found = [
+        replayed("properties", "fixpoint", "fixpoint|racks", 2),  # found first, flaky
+        replayed("properties", "H8", "H8|racks", 4),  # a flaky H8 ...
+        replayed("proofs", "H8", "H8", 5),  # ... and one that failed on every replay: the root
+        replayed("properties", "H8", "H8|processes", 1),
+        replayed("proofs", "fixpoint", "fixpoint", 0, status="unconfirmed"),
+        replayed("proofs", "H3", "H3", 5),  # fails on every replay: a bug of its own
+        replayed("properties", "fixpoint", "fixpoint", 2, target="other"),  # no H8 bug there: its own bug
+    ]
+    (root, h3, other) = bugs(found)
+    assert root.shown is found[2] and root.status == "confirmed"
+    assert [c.shown.signature for c in root.consequences] == ["fixpoint|racks", "H8|racks", "H8|processes",
+                                                              "fixpoint"]
+    assert h3.shown.signature == "H3" and not h3.consequences and other.shown.target == "other"
+    assert found[0].flaky and found[0].replayed == "failed in 2 of 5 replays (flaky)"
+    assert not found[2].flaky and found[2].replayed == "failed in 5 of 5 replays"

@@ -36,3 +36,16 @@ def test_a_runtime_with_another_knob_names_its_variable():
             assert bool([v for p in GROUPS for v in pair.compare(p, budget_s=10.0)]) == differs, processes
         finally:
             pair.close()
+
+
+def test_what_differed_is_said_for_the_targets_runtime():
+    from assigncheck.findings.processes import varied
+
+    python = Processes("PYTHONHASHSEED", ("7", "9"))
+    for spec in ("range", "tests.fixtures.set_order_target:SetOrder", SET_ORDER, "cmd:/usr/bin/env python3 x.py"):
+        assert varied(TargetRef(spec), python) == "PYTHONHASHSEED=7 and 9", spec
+    assert "Java's identity hashes" in varied(TargetRef("java:org.example.Sticky"), python)
+    go = varied(TargetRef("cmd2:./bin/balancer sticky"), python)
+    assert "Go's per-map seed" in go and "PYTHONHASHSEED" not in go
+    # a variable the user named is the runtime's own knob, whatever the target
+    assert varied(TargetRef("java:org.example.Sticky"), Processes("SEED", ("1", "2"))) == "SEED=1 and 2"

@@ -69,3 +69,27 @@ def test_the_breaker_opens_after_hangs_in_a_row_only():
         assert not breaker.count(hung(hang))
     assert not breaker.count(hung(crash))  # an answer (or another failure) between two hangs resets it
     assert [breaker.count(hung(hang)) for _ in range(HANGS_IN_A_ROW)][-1] and breaker.open
+
+
+def test_a_flaky_failure_is_minimized_only_into_problems_that_fail_as_often():
+    from assigncheck.findings.minimize import TRIES, as_often, minimize
+
+    tries = {"count": 0}
+
+    def fails(p: Problem) -> bool:
+        """Every try with 4 members or more; with fewer, every other try."""
+        tries["count"] += 1
+        return len(p.members) >= 4 or tries["count"] % 2 == 0
+
+    problem = Problem({"t": 3}, tuple(Member(f"m{i}", frozenset({"t"})) for i in range(8)))
+    often = as_often(fails, problem)
+    assert often is not None and len(minimize(problem, often).members) == 4
+    assert len(minimize(problem, fails).members) < 4  # one try per candidate shrinks it into a rarer failure
+    assert as_often(lambda p: False, problem) is None  # no failure to keep: nothing to minimize towards
+    rare = {"count": 0}
+
+    def once_in_three(p: Problem) -> bool:
+        rare["count"] += 1
+        return rare["count"] % TRIES == 0
+
+    assert as_often(once_in_three, problem) is not None  # 1 of 3 on the original: a candidate needs 1 of 3

@@ -61,28 +61,29 @@ def _skipped(result: GateResult) -> list[str]:
             f"{escape(reason)}" for stage, reason, targets in result.skipped()]
 
 
-def bug_commands(reproducer: str) -> list[tuple[str, str]]:
-    """(what, command) for a bug's reproducer: replay it, and export it as a test where a framework reaches it."""
+def bug_commands(reproducer: str, now: str | None = None) -> list[tuple[str, str]]:
+    """(what, command) for a bug's reproducer: replay it, and export it as a test where a framework reaches it
+    (`now`: where the file is while this is said, when it is not yet at `reproducer`)."""
     from assigncheck.findings.export.write import commands
 
-    said = commands(reproducer)
+    said = commands(reproducer, now)
     return [("replay", said.replay), *([("export", said.export)] if said.export else [])]
 
 
 def bug_lines(bug: Bug) -> list[str]:
-    """A bug: its mark, target, invariant and message, the stages that found it, its reproducer, and each
-    consequence of the same wrong partitions under it."""
+    """A bug: its mark, target, invariant and message, the stages that found it and in how many replays it
+    failed, its reproducer, and each consequence under it."""
     from rich.markup import escape
 
     f = bug.shown
     why = f" [dim]({escape(bounded(f.why, LINE))})[/]" if f.why else ""
     lines = [f"{MARKS[f.status]} {escape(f.target)} / {f.invariant}: {escape(bounded(f.message, LINE))}{why}",
-             f"    found by: {', '.join(bug.stages)}"]
+             f"    found by: {', '.join(bug.stages)}" + (f"; {f.replayed}" if f.replayed else "")]
     if f.reproducer:
         lines.append(f"    reproducer: {escape(f.reproducer)}")
         lines += [f"    {what}: {escape(command)}" for what, command in bug_commands(f.reproducer)]
     for c in bug.consequences:
-        lines.append(f"    and on the same partitions: {c.shown.invariant} ({', '.join(c.stages)}): "
+        lines.append(f"    and following from it: {c.shown.invariant} ({', '.join(c.stages)}): "
                      f"{escape(bounded(c.shown.message, LINE))}")
     return lines
 
@@ -113,6 +114,8 @@ def print_summary(result: GateResult, files: Mapping[str, Path]) -> None:
             console.print(f"[red]stage error[/] {s.stage} / {escape(s.target)}: {escape(s.error)}")
     for w in result.warnings:
         console.print(f"[yellow]note[/]: {escape(w)}")
+    if result.calibration is not None:
+        console.print(f"calibration: {escape(result.calibration_text())}")
     verdict = "[green]passed[/]" if result.exit_code == 0 else "[red]FAILED[/]"
     console.print(f"gate {verdict} in {result.seconds:.0f} s: {result.counts_text()}; reports: "
                   + ", ".join(escape(str(p)) for p in files.values()))

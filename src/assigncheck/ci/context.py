@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:  # the findings layer loads when a stage files a finding, not at the CLI's start
     from assigncheck.findings.confirm import Filing
+    from assigncheck.run.calibration import Calibration
 
 
 @dataclass(frozen=True)
 class Profile:
     """Budgets per stage and target (the campaign's for all targets together). Each stage does at most its
     nominal work (examples, problems, execs, instances) within its wall-clock time budget, whichever ends first,
-    and reports the work it did (`results.Work`): an idle machine does the nominal work, a busy one less."""
+    and reports the work it did (`results.Work`): an idle machine does the nominal work, a busy one less.
+    `budget_s` and `scale_s` are reference seconds (`run.calibration`): a run scales them by its machine's
+    factor (`calibrated`)."""
 
     name: str
     examples: int  # hypothesis examples (the properties stage's nominal work)
@@ -31,6 +34,12 @@ class Profile:
     minimize_s: float  # per distinct failure
     max_candidates: int  # distinct raw failures minimized per stage and target
     scale_s: float = 30.0  # the scale stage's budget per target (a fast target climbs its ladder in a few seconds)
+
+    def calibrated(self, factor: float) -> Profile:
+        """The profile in the seconds of a machine of CPU factor `factor`: H7's budget per call and the scale
+        stage's budget scaled (the hang limit follows H7's budget); the other stages' wall-clock budgets bound
+        how long a stage runs, not a verdict, and stay as they are."""
+        return replace(self, budget_s=self.budget_s * factor, scale_s=self.scale_s * factor)
 
 
 PROFILES = {
@@ -70,6 +79,15 @@ class Context:
     master: str | None = None
     progress: Callable[[Progress], None] = field(default=lambda event: None)
     h8_env: str = "PYTHONHASHSEED"  # H8 across processes: the variable two processes of a target differ in
+    calibration: Calibration | None = None  # what `profile`'s budgets were scaled by (None: taken as they are)
+
+    def budget_text(self) -> str:
+        """H7's budget per call as reports say it: with the reference seconds and factor it was scaled from."""
+        budget = f"{self.profile.budget_s:.3g} s"
+        if self.calibration is None:
+            return budget
+        reference = self.profile.budget_s / self.calibration.factor
+        return f"{budget} ({reference:.3g} reference s x CPU factor {self.calibration.factor:.3g})"
 
     @property
     def filing(self) -> Filing:
@@ -77,4 +95,5 @@ class Context:
         from assigncheck.findings.confirm import Filing
 
         p = self.profile
-        return Filing(self.work_dir / "reproducers", p.budget_s, p.minimize_s, p.max_candidates)
+        factor = None if self.calibration is None else self.calibration.factor
+        return Filing(self.work_dir / "reproducers", p.budget_s, p.minimize_s, p.max_candidates, factor)

@@ -14,6 +14,9 @@ all or nothing (`ci.publish`), so nothing of an earlier run is resumed or aggreg
 
 A finding fails the gate only once its reproducer, replayed from the file alone in a fresh process, shows
 the same invariant broken (`findings.confirm.confirm`).
+
+A run calibrates once (`run.calibration.current`): the profile's H7 budget and scale budget are reference
+seconds, scaled by this machine's CPU factor, which every report states.
 """
 
 from __future__ import annotations
@@ -39,7 +42,8 @@ from assigncheck.spec.errors import InputError
 from assigncheck.spec.promises import Assignor
 
 PUBLISHED = ("reproducers", "fuzz", "campaign")  # what a run leaves in the report directory besides the reports
-Reports = Callable[[GateResult, Path], dict[str, Path]]  # writes the reports of a result into a directory
+# writes the reports of a result into a directory (the run's), naming the directory they are published to
+Reports = Callable[[GateResult, Path, Path], dict[str, Path]]
 
 
 @dataclass(frozen=True)
@@ -86,15 +90,20 @@ def run_gate(targets: Sequence[Assignor], plan: Plan, seed: int = 0, master: str
     """Every stage of `plan` on every target; `progress` hears of each step as it starts, replays and ends.
     `reports` writes the reports into the run's directory (`ci.reports.write_all`), published with the rest, all
     or nothing (`ci.publish`); `notes` go into them beside the run's own."""
+    from assigncheck.run.calibration import current
+
+    calibration = current()  # before anything is written: a bad ASSIGNCHECK_CPU_FACTOR is a usage error
     remove_stale(plan.report_dir)
     work = work_dir(plan.report_dir)
     try:
         work.mkdir(parents=True)
     except OSError as e:
         raise failed(plan.report_dir, e.strerror or str(e)) from None
-    ctx = Context(plan.profile, work, seed, master, progress or (lambda event: None), h8_env)
+    ctx = Context(plan.profile.calibrated(calibration.factor), work, seed, master, progress or (lambda event: None),
+                  h8_env, calibration)
     load, load_notes = _load()
-    result = GateResult(plan.profile.name, tuple(t.name for t in targets), notes=load_notes, load=load)
+    result = GateResult(plan.profile.name, tuple(t.name for t in targets), notes=load_notes, load=load,
+                        calibration=calibration, budget_s=plan.profile.budget_s)
     started = time.monotonic()
     try:
         with ctrl_c_stops():
@@ -145,7 +154,7 @@ def _published(work: Path, root: Path, result: GateResult, reports: Reports | No
 
     for stage in result.stages:
         stage.findings = [moved(f) for f in stage.findings]
-    written = reports(result, work) if reports is not None else {}
+    written = reports(result, work, root) if reports is not None else {}
     stop_if_interrupted()  # a Ctrl-C that some library swallowed: an interrupted run publishes nothing
     publish(work, root, [*PUBLISHED, *(p.name for p in written.values())])
     result.reports = {kind: root / p.name for kind, p in written.items()}

@@ -8,6 +8,7 @@ import json
 import os
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 from xml.etree import ElementTree as ET
@@ -22,28 +23,51 @@ from assigncheck.formats.documents import write_atomic
 SIDE_CHARS = 4_000  # characters of a bug's problem, and of the target's output, the page shows
 
 
-def write_all(result: GateResult, report_dir: str | Path) -> dict[str, Path]:
-    """All four reports."""
+@dataclass(frozen=True)
+class Place:
+    """Where the reports are read (`shown`: the report directory, where they and the reproducers they name are
+    published) and where those files are while the reports are written (`now`: the run's own directory, swapped
+    into `shown` afterwards, `ci.publish`)."""
+
+    shown: Path
+    now: Path
+
+    def at(self, path: str) -> str:
+        """Where the file the reports name `path` is now."""
+        inside = os.path.relpath(path, self.shown)
+        return path if inside.startswith(os.pardir) else str(self.now / inside)
+
+    def href(self, path: str) -> str:
+        """A link to `path` from a page published in `shown`."""
+        return os.path.relpath(path, self.shown)
+
+
+def write_all(result: GateResult, report_dir: str | Path, published_to: str | Path | None = None
+              ) -> dict[str, Path]:
+    """All four reports, written into `report_dir`; their reproducer paths name where those files are once the
+    run is published into `published_to` (default: `report_dir` itself)."""
     out, result = Path(report_dir), bounded_result(result)
+    place = Place(Path(published_to) if published_to is not None else out, out)
     return {
         "junit": write_atomic(out / "junit.xml", junit_xml(result)),
         "json": write_atomic(out / "report.json", json.dumps(result.to_json(), indent=1) + "\n"),
-        "markdown": write_atomic(out / "summary.md", markdown(result)),
-        "html": write_atomic(out / "report.html", html_page(result, out)),
+        "markdown": write_atomic(out / "summary.md", markdown(result, place)),
+        "html": write_atomic(out / "report.html", html_page(result, place)),
     }
 
 
 def _finding_text(f: Finding) -> str:
     where = f" (reproducer: {f.reproducer})" if f.reproducer else ""
     seed = f" seed={f.seed}" if f.seed is not None else ""
-    why = f" [{f.status}: {f.why}]" if f.why else f" [{f.status}]"
+    status = f"{f.status}, {f.replayed}" if f.replayed else f.status
+    why = f" [{status}: {f.why}]" if f.why else f" [{status}]"
     return f"{f.invariant}: {f.message}{where}{seed}{why}"
 
 
 def _bug_text(bug: Bug) -> str:
     """A bug as one report entry: its shown finding, the stages that found it, its consequences."""
     lines = [_finding_text(bug.shown), f"found by: {', '.join(bug.stages)}"]
-    lines += [f"and on the same partitions: {c.shown.invariant} ({', '.join(c.stages)}): {c.shown.message}"
+    lines += [f"and following from it: {c.shown.invariant} ({', '.join(c.stages)}): {c.shown.message}"
               + (f" (reproducer: {c.shown.reproducer})" if c.shown.reproducer else "") for c in bug.consequences]
     return "\n".join(lines)
 
@@ -68,7 +92,7 @@ def _reported(result: GateResult) -> tuple[dict[int, Bug], dict[int, str]]:
                 elsewhere[id(g)] = f"the same bug, reported once: see {where}"
         for c in bug.consequences:
             for g in c.findings:
-                elsewhere[id(g)] = f"follows from the bug reported at {where} (the same partitions)"
+                elsewhere[id(g)] = f"follows from the bug reported at {where}"
     return shown, elsewhere
 
 
@@ -93,7 +117,7 @@ def junit_xml(result: GateResult) -> str:
     shown, elsewhere = _reported(result)
     suites = ET.Element("testsuites", name="assigncheck gate", time=f"{result.seconds:.2f}")
     for stage in result.stages:
-        _junit_suite(suites, stage, shown, elsewhere)
+        _junit_suite(suites, stage, shown, elsewhere, result.calibration_text())
     ET.indent(suites)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
 
@@ -109,7 +133,8 @@ def _junit_cases(suite: ET.Element, classname: str, cases: list[tuple[str, Findi
             ET.SubElement(case, "skipped", message=elsewhere[id(finding)]).text = _finding_text(finding)
 
 
-def _junit_suite(suites: ET.Element, stage: StageResult, shown: dict[int, Bug], elsewhere: dict[int, str]) -> None:
+def _junit_suite(suites: ET.Element, stage: StageResult, shown: dict[int, Bug], elsewhere: dict[int, str],
+                 calibration: str = "") -> None:
     cases = _stage_cases(stage)
     failures = sum(1 for _, f in cases if f is not None and id(f) in shown)
     suite = ET.SubElement(
@@ -120,6 +145,8 @@ def _junit_suite(suites: ET.Element, stage: StageResult, shown: dict[int, Bug], 
     )
     props = ET.SubElement(suite, "properties")
     ET.SubElement(props, "property", name="promises", value=_promises(stage.promises))
+    if calibration:
+        ET.SubElement(props, "property", name="calibration", value=calibration)
     if stage.work is not None:
         ET.SubElement(props, "property", name="work", value=str(stage.work))
     for key, value in _scalar_stats(stage):  # what the stage measured (the scale stage's times and growth)
@@ -186,7 +213,7 @@ def _md_stage_table(result: GateResult) -> list[str]:
     return lines
 
 
-def _md_bugs(result: GateResult) -> list[str]:
+def _md_bugs(result: GateResult, place: Place | None) -> list[str]:
     """A table per status, a row per bug: the stages that found it, its reproducer, its consequences."""
     lines = []
     for status in STATUSES:
@@ -194,32 +221,36 @@ def _md_bugs(result: GateResult) -> list[str]:
         if not found:
             continue
         lines += ["", f"### Bugs: {status} ({STATUSES[status]})", "",
-                  "| target | invariant | found by | message | reproducer | and on the same partitions | why |",
+                  "| target | invariant | found by | message | reproducer | and following from it | why |",
                   "|---|---|---|---|---|---|---|"]
         for b in found:
             f = b.shown
             also = "<br>".join(f"{c.shown.invariant} ({', '.join(c.stages)}): {_md(c.shown.message, 160)}"
                                for c in b.consequences)
-            lines.append(f"| `{f.target}` | {f.invariant} | {', '.join(b.stages)} | {_md(f.message)} | "
-                         f"{_md_reproducer(f)} | {also} | {_md(f.why, 160)} |")
+            found_by = ", ".join(b.stages) + (f"; {f.replayed}" if f.replayed else "")
+            lines.append(f"| `{f.target}` | {f.invariant} | {found_by} | {_md(f.message)} | "
+                         f"{_md_reproducer(f, place)} | {also} | {_md(f.why, 160)} |")
     return lines
 
 
-def _md_reproducer(f: Finding) -> str:
+def _md_reproducer(f: Finding, place: Place | None) -> str:
     """A bug's reproducer, and the commands that replay it and export it as a test."""
     if not f.reproducer:
         return ""
-    commands = [f"`{_md(command, 600)}`" for _, command in bug_commands(f.reproducer)]
+    now = place.at(f.reproducer) if place is not None else f.reproducer
+    commands = [f"`{_md(command, 600)}`" for _, command in bug_commands(f.reproducer, now)]
     return "<br>".join([_md(f.reproducer, 400), *commands])
 
 
-def markdown(result: GateResult) -> str:
+def markdown(result: GateResult, place: Place | None = None) -> str:
+    """The summary; `place` says where the reproducers it names are while it is written (default: there)."""
     result = bounded_result(result)  # target text, cut (a cut text is not cut again)
     lines = [
         f"## assigncheck gate ({result.profile}): {'passed' if result.exit_code == 0 else 'FAILED'}",
         "",
         f"{len(result.targets)} target(s), {result.counts_text()}; {result.seconds:.0f} s"
         + (f" (load average {result.load:.1f} at the start)." if result.load is not None else "."),
+        *([] if result.calibration is None else ["", f"{result.calibration_text()}."]),
         "",
         *_md_stage_table(result),
     ]
@@ -231,7 +262,7 @@ def markdown(result: GateResult) -> str:
             f"- {stage} for {', '.join(f'`{t}`' for t in targets) if targets else 'every target'}: {_md(why)}"
             for stage, why, targets in skipped]
     lines += _md_scale(result)
-    lines += _md_bugs(result)
+    lines += _md_bugs(result, place)
     errors = [s for s in result.stages if s.error]
     if errors:
         lines += ["", "### Stage errors", ""] + [f"- {s.stage} / `{s.target}`: {s.error}" for s in errors]
@@ -260,19 +291,20 @@ def _cell(*lines: str) -> str:
     return "<td class='long'>" + "<br>".join(map(_breakable, lines)) + "</td>"
 
 
-def _link(path: str, report_dir: Path | None) -> str:
+def _link(path: str, place: Place | None) -> str:
     """A link to a reproducer file, relative to the page (the report directory holds both)."""
-    href = os.path.relpath(path, report_dir) if report_dir is not None else path
+    href = place.href(path) if place is not None else path
     return f"<a href='{html.escape(quote(href), quote=True)}'>{_breakable(path)}</a>"
 
 
-def _html_reproducer(f: Finding, report_dir: Path | None) -> str:
+def _html_reproducer(f: Finding, place: Place | None) -> str:
     """The reproducer cell: its file, linked, and the commands that replay it and export it as a test."""
     if not f.reproducer:
         return "<td></td>"
+    now = place.at(f.reproducer) if place is not None else f.reproducer
     said = "".join(f"<br>{html.escape(what)}: <code>{_breakable(command)}</code>"
-                   for what, command in bug_commands(f.reproducer))
-    return f"<td class='long'>{_link(f.reproducer, report_dir)}{said}</td>"
+                   for what, command in bug_commands(f.reproducer, now))
+    return f"<td class='long'>{_link(f.reproducer, place)}{said}</td>"
 
 
 def _problem_text(path: str) -> str:
@@ -288,7 +320,7 @@ def _problem_text(path: str) -> str:
     return bounded(dumps({k: v for k, v in doc.items() if k not in ("note", "finding")}, pretty=True), SIDE_CHARS)
 
 
-def _side_by_side(f: Finding) -> str:
+def _side_by_side(f: Finding, place: Place | None) -> str:
     """The minimized problem beside what the target gave on it (when the replay that confirmed it recorded it)."""
     from assigncheck.formats.documents import dumps, parse_json
 
@@ -299,29 +331,30 @@ def _side_by_side(f: Finding) -> str:
         output = bounded(dumps(parse_json(f.output, "output"), pretty=True), SIDE_CHARS)
     return (f"<tr class='detail'><td colspan='8'><details{' open' if f.status == 'confirmed' else ''}>"
             "<summary>the problem and the target's output</summary><div class='side'>"
-            f"<figure><figcaption>the minimized problem</figcaption><pre>{html.escape(_problem_text(f.reproducer))}"
+            f"<figure><figcaption>the minimized problem</figcaption><pre>{html.escape(_problem_text(place.at(f.reproducer) if place else f.reproducer))}"
             f"</pre></figure><figure><figcaption>what the target gave ({html.escape(f.invariant)} breaks)"
             f"</figcaption><pre>{html.escape(output)}</pre></figure></div></details></td></tr>")
 
 
-def _html_bugs(result: GateResult, report_dir: Path | None = None) -> str:
+def _html_bugs(result: GateResult, place: Place | None = None) -> str:
     """The bugs table's rows: a row per bug, its consequences in it, and under it its problem and output."""
     esc = html.escape
 
     def row(b: Bug) -> str:
         f = b.shown
         also = [f"{c.shown.invariant} ({', '.join(c.stages)}): {c.shown.message}" for c in b.consequences]
+        found_by = ", ".join(b.stages) + (f"; {f.replayed}" if f.replayed else "")
         return (f"<tr class='{f.status}'><td>{esc(f.status)}</td>{_cell(f.target)}<td>{esc(f.invariant)}</td>"
-                f"<td>{esc(', '.join(b.stages))}</td>{_cell(f.message)}{_html_reproducer(f, report_dir)}"
-                f"{_cell(*also)}{_cell(f.why)}</tr>{_side_by_side(f)}")
+                f"<td>{esc(found_by)}</td>{_cell(f.message)}{_html_reproducer(f, place)}"
+                f"{_cell(*also)}{_cell(f.why)}</tr>{_side_by_side(f, place)}")
 
     found = sorted(result.bugs, key=lambda b: list(STATUSES).index(b.status))
     return "".join(map(row, found)) or "<tr><td colspan='8'>none</td></tr>"
 
 
-def html_page(result: GateResult, report_dir: Path | None = None) -> str:
+def html_page(result: GateResult, place: Place | None = None) -> str:
     """The page, with plots of the stages' per-instance rows (the campaign's sizes, times and quality); links to the
-    reproducers are relative to `report_dir`, where the page is written."""
+    reproducers are relative to `place.shown`, where the page is published (`Place`)."""
     result = bounded_result(result)  # target text, cut (a cut text is not cut again)
     esc = html.escape
     table_rows = "".join(
@@ -334,7 +367,7 @@ def html_page(result: GateResult, report_dir: Path | None = None) -> str:
         f"{_cell(s.error) if s.error else _cell(*(f'{k}={v}' for k, v in _scalar_stats(s)))}</tr>"
         for s in result.stages
     )
-    findings = _html_bugs(result, report_dir)
+    findings = _html_bugs(result, place)
     notes = "".join(f"<li>{esc(w)}</li>" for w in result.warnings) or "<li>none</li>"
     figures = "".join(plot.html() for plot in plots(result)) or (
         "<p>No plots: they need matplotlib (pip install 'assigncheck[plots]').</p>")
@@ -359,13 +392,14 @@ pre {{ white-space: pre-wrap; overflow-wrap: anywhere; overflow: auto; max-heigh
 <h1 id="verdict">assigncheck gate ({esc(result.profile)}): {verdict}</h1>
 <p id="counts">{len(result.targets)} target(s), {esc(result.counts_text())} (unconfirmed and unreachable: listed,
 not failing), {result.seconds:.0f} s.</p>
+<p id="calibration">{esc(result.calibration_text() or "no CPU calibration: budgets as the profile gives them")}</p>
 <h2>Stages</h2>
 <table id="stages"><tr><th>target</th><th>stage</th><th>result</th><th>bugs</th><th>work done</th>
 <th>promises enforced</th><th>s</th><th>stats</th></tr>
 {table_rows}</table>
 <h2>Bugs</h2>
 <table id="findings"><tr><th>status</th><th>target</th><th>invariant</th><th>found by</th><th>message</th>
-<th>reproducer</th><th>and on the same partitions</th><th>why</th></tr>
+<th>reproducer</th><th>and following from it</th><th>why</th></tr>
 {findings}</table>
 <h2>Notes</h2>
 <ul id="notes">{notes}</ul>

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assigncheck.findings.finding import STATUSES, Bug, Finding, Status, bugs
 from assigncheck.formats.bounded import shown
+
+if TYPE_CHECKING:
+    from assigncheck.run.calibration import Calibration
 
 
 @dataclass
@@ -70,6 +73,18 @@ class GateResult:
     notes: list[str] = field(default_factory=list)  # gate-wide warnings (a busy machine)
     load: float | None = None  # the machine's load average when the run started
     reports: dict[str, Path] = field(default_factory=dict)  # the reports published, by kind (junit, json, ...)
+    calibration: Calibration | None = None  # the CPU factor the profile's budgets were scaled by
+    budget_s: float | None = None  # H7's budget per call in reference seconds (the profile's)
+
+    def calibration_text(self) -> str:
+        """The budgets in this machine's units, one line, as every report states them ("" when uncalibrated)."""
+        c = self.calibration
+        if c is None:
+            return ""
+        budget = "" if self.budget_s is None else (
+            f"H7's budget {self.budget_s:g} reference s = {c.scaled(self.budget_s):.3g} s of CPU per call here, ")
+        return (f"{c.text()}: {budget}and the scale stage's time budget scaled alike; max_time promises are "
+                f"absolute")
 
     @property
     def findings(self) -> list[Finding]:
@@ -120,6 +135,8 @@ class GateResult:
             "targets": list(self.targets),
             "seconds": round(self.seconds, 2),
             "load": self.load,
+            "calibration": None if self.calibration is None else {**self.calibration.to_json(),
+                                                                   "budget_reference_s": self.budget_s},
             "ok": self.exit_code == 0,
             "counts": self.counts(),
             "bugs": [b.to_json() for b in self.bugs],

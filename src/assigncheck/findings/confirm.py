@@ -4,11 +4,14 @@
    (invariant and crash cause) and goes on: stages run to the end of their budget, whatever they find.
 2. `settle` files each candidate through the one path every finding takes (`findings.reproducers`: minimized,
    one reproducer per signature) in the run's reproducer directory (`Filing`).
-3. `confirm` replays every reproducer from the file alone, in a fresh process (`assigncheck replay FILE
-   --json`): only a finding that breaks the same invariant there fails the gate. A target no other process
-   can load is replayed from the file in this process instead, by the same dispatch (`findings.replay`).
-   Findings on problems no real group can produce are listed apart as unreachable, and neither kind fails the
-   gate.
+3. `confirm` replays every reproducer REPLAYS (N) times from the file alone, in a fresh process (`assigncheck
+   replay FILE --json --times N`: one process per finding, each replay loading the target afresh, so a `cmd:`
+   or `java:` target's program starts again every time) and records in how many it failed (k of N): a finding
+   that breaks the same invariant in any of them is confirmed (flaky when k < N) and fails the gate; one that
+   fails in none is unconfirmed. The replay process judges with the run's CPU factor (`run.calibration`), so
+   a timing verdict and its confirmation use one budget. A target no other process can load is replayed from
+   the file in this process instead, by the same dispatch (`findings.replay`). Findings on problems no real
+   group can produce are listed apart as unreachable, and neither kind fails the gate.
 
 The run's directory and the profile's budgets come in a `Filing` (the gate builds it from its context), so
 this module knows nothing of the gate that calls it.
@@ -27,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from assigncheck.findings.finding import Finding
-from assigncheck.findings.replay import On, Reproducer, Seen, check, kind_of, replay
+from assigncheck.findings.replay import On, Reproducer, Seen, check, kind_of, replay_times
 from assigncheck.findings.reproducers import Judge, Reproducers
 from assigncheck.findings.signature import raw_key, signature, telling, unreachable
 from assigncheck.formats.documents import load_problem
@@ -38,6 +41,7 @@ from assigncheck.spec.promises import Assignor
 from assigncheck.spec.violations import Violation
 
 PER_KEY = 3  # raw candidates kept per raw key: other shapes of the same invariant may be other bugs
+REPLAYS = 5  # N: replays of each reproducer by confirmation (a flaky target may pass a few in a row)
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,7 @@ class Filing:
     budget_s: float  # H7: CPU seconds one assign call may take (a file that records none is replayed with it)
     minimize_s: float  # per distinct failure
     max_candidates: int  # distinct raw failures a stage minimizes per target (its `Collector`'s cap)
+    factor: float | None = None  # the CPU factor budget_s was scaled by (`run.calibration`; None: absolute)
 
 
 @dataclass(frozen=True)
@@ -56,6 +61,7 @@ class Candidate:
     violation: Violation
     seed: int  # the check's seed (H8's shuffled listing)
     how: str = ""  # where it came from, for the note (hypothesis seed, campaign instance, ...)
+    extra: dict[str, Any] | None = None  # what its reproducer's record needs besides (H8's two processes)
 
 
 class Collector:
@@ -67,7 +73,8 @@ class Collector:
         self.kept: dict[str, list[Candidate]] = {}
         self.failing = 0  # problems offered with any violation
 
-    def offer(self, problem: AnyProblem, violations: Sequence[Violation], seed: int, how: str = "") -> None:
+    def offer(self, problem: AnyProblem, violations: Sequence[Violation], seed: int, how: str = "",
+              extra: dict[str, Any] | None = None) -> None:
         if violations:
             self.failing += 1
         for v in violations:
@@ -78,7 +85,7 @@ class Collector:
             mine = telling(problem)
             if any(telling(c.problem) <= mine for c in kept):
                 continue
-            kept.append(Candidate(problem, v, seed, how))
+            kept.append(Candidate(problem, v, seed, how, extra))
 
     def candidates(self) -> list[Candidate]:
         return [c for kept in self.kept.values() for c in kept]
@@ -86,22 +93,22 @@ class Collector:
 
 def reproducers(filing: Filing, stage: str, target: Assignor) -> Reproducers:
     """Where a stage files a target's findings in this run (`findings.reproducers`)."""
-    return Reproducers.of(filing.directory, stage, target, filing.budget_s)
+    return Reproducers.of(filing.directory, stage, target, filing.budget_s, factor=filing.factor)
 
 
 def settle(stage: str, target: Assignor, candidates: Sequence[Candidate], filing: Filing,
-           judge: Judge | None = None, extra: dict[str, Any] | None = None) -> list[Finding]:
-    """File each candidate (minimized, one reproducer per signature), status "unconfirmed" until `confirm`
-    has replayed it. `judge` gives the violations on a problem instead of `check`; `extra` goes into each
-    reproducer's record (what replay needs besides the target, such as H8's two processes)."""
+           judge: Callable[[Candidate], Judge] | None = None) -> list[Finding]:
+    """File each candidate (minimized, one reproducer per signature, its `extra` in the record), status
+    "unconfirmed" until `confirm` has replayed it. `judge` gives, per candidate, what tells the violations on a
+    problem instead of `check` (H8 across processes: two processes started as the candidate's were)."""
     files = reproducers(filing, stage, target)
     findings: list[Finding] = []
     for cand in candidates:
         def default(p: AnyProblem, seed: int = cand.seed) -> list[Violation]:
             return check(target, p, seed, filing.budget_s)
 
-        filed = files.file(cand.problem, cand.violation, judge or default, seed=cand.seed,
-                           minimize_s=filing.minimize_s, how=cand.how, extra=extra)
+        filed = files.file(cand.problem, cand.violation, judge(cand) if judge else default, seed=cand.seed,
+                           minimize_s=filing.minimize_s, how=cand.how, extra=cand.extra)
         if filed.new:
             findings.append(Finding.of(stage, target.name, filed.violation, reproducer=str(filed.path),
                                        seed=cand.seed, signature=filed.signature))
@@ -161,20 +168,26 @@ def _kill(proc: subprocess.Popen[str]) -> None:
         pass
 
 
-def replay_in_fresh_process(path: str, timeout_s: float) -> tuple[int, dict[str, Any] | None, str]:
-    """`assigncheck replay FILE --json` in a new interpreter: (exit code, its JSON answer, its stderr). The
-    replay runs in a session of its own and is killed with everything it started on any interruption. The caller
-    wrote the file in this run, for the target its own command line named: it is replayed with `--trust`."""
-    proc = subprocess.Popen([sys.executable, "-m", "assigncheck.ci", "replay", path, "--json", "--trust"],
-                            cwd=os.getcwd(),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+def replay_in_fresh_process(path: str, timeout_s: float, times: int = REPLAYS, factor: float | None = None
+                            ) -> tuple[int, dict[str, Any] | None, str]:
+    """`assigncheck replay FILE --json --times N` in a new interpreter, with the CPU factor `factor` when given:
+    (exit code, its JSON answer, its stderr). The replay runs in a session of its own and is killed with
+    everything it started on any interruption, or after `timeout_s` per replay. The caller wrote the file in this
+    run, for the target its own command line named: it is replayed with `--trust`."""
+    from assigncheck.run.calibration import ENV
+
+    env = {**os.environ, **({ENV: repr(factor)} if factor is not None else {})}
+    proc = subprocess.Popen([sys.executable, "-m", "assigncheck.ci", "replay", path, "--json", "--trust",
+                             "--times", str(times)],
+                            cwd=os.getcwd(), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
     _REPLAYS.add(proc)
     try:
-        out, err = proc.communicate(timeout=timeout_s)
+        out, err = proc.communicate(timeout=timeout_s * times)
     except subprocess.TimeoutExpired:
         _kill(proc)
         proc.communicate()
-        return -1, None, f"replay did not finish within {timeout_s:g} s"
+        return -1, None, f"{times} replays did not finish within {timeout_s * times:g} s"
     finally:
         _REPLAYS.discard(proc)
     try:
@@ -193,11 +206,9 @@ def size(problem: AnyProblem) -> int:
 
 def also(problem: AnyProblem, violations: Sequence[Violation], matching: Sequence[Violation]
          ) -> tuple[tuple[str, str], ...]:
-    """(invariant, signature) of each other violation the replay saw on the partitions the finding's own
-    violation names: what `findings.finding.bugs` lists as consequences of one bug."""
-    mine = {p for v in matching for p in v.partitions}
-    return tuple(dict.fromkeys((v.invariant, signature(v, problem)) for v in violations
-                               if v not in matching and mine.intersection(v.partitions)))
+    """(invariant, signature) of each other violation the replays saw on the finding's problem, whatever
+    partitions it names: what `findings.finding.bugs` lists a bug under, when it is of an earlier invariant."""
+    return tuple(dict.fromkeys((v.invariant, signature(v, problem)) for v in violations if v not in matching))
 
 
 def _output_text(output: Any) -> str:
@@ -209,9 +220,10 @@ def _output_text(output: Any) -> str:
 
 def confirm(findings: Sequence[Finding], target_of: Callable[[Finding], Assignor | None], filing: Filing,
             timeout_s: float) -> list[Finding]:
-    """Each finding with its status: unreachable (its problem), confirmed (replayed in a fresh process) or
-    unconfirmed (did not replay; `why` says what replay said). A target no other process can load (a Python
-    object handed to the pytest plugin) is replayed from the file in this process instead, and says so."""
+    """Each finding with its status: unreachable (its problem), confirmed (failed again in k >= 1 of N replays
+    in a fresh process) or unconfirmed (in none; `why` says what replay said); k and N recorded. A target no
+    other process can load (a Python object handed to the pytest plugin) is replayed from the file in this
+    process instead, and says so. `timeout_s` bounds one replay."""
 
     def one(f: Finding) -> Finding:
         if f.reproducer is None:
@@ -230,21 +242,25 @@ def confirm(findings: Sequence[Finding], target_of: Callable[[Finding], Assignor
             return replace(f, status="unreachable", why="; ".join(why))
         if target is not None and not loadable(target):
             assert record is not None
-            here = replay(Reproducer(path, kind_of(record), problem, record),
-                          On(record.budget_s or filing.budget_s, target=target, hang_s=record.hang_s))
+            here = replay_times(Reproducer(path, kind_of(record), problem, record),
+                                On(record.budget_s or filing.budget_s, target=target, hang_s=record.hang_s), REPLAYS)
             where = "replayed from the file in the gate's process (the target cannot be loaded by another)"
-            return replace(f, status="confirmed" if here.reproduces else "unconfirmed",
-                           why="" if here.reproduces else f"{where}: no longer reproduces",
-                           also=also(problem, [s.violation for s in here.violations], here.matching),
-                           output=_output_text(here.output))
-        code, answer, err = replay_in_fresh_process(path, timeout_s)
-        if code == 1:
-            seen = [Seen.from_json(v) for v in (answer or {}).get("violations", ())]
-            return replace(f, status="confirmed", why="",
-                           also=also(problem, [s.violation for s in seen], [s.violation for s in seen if s.matches]),
-                           output=_output_text((answer or {}).get("output")))
+            return counted(f, problem, here.reproduced or 0, [s.violation for s in here.violations],
+                           here.matching, f"{where}: no longer reproduces", here.output)
+        code, answer, err = replay_in_fresh_process(path, timeout_s, REPLAYS, filing.factor)
+        if code in (0, 1) and answer is not None:
+            seen = [Seen.from_json(v) for v in answer.get("violations", ())]
+            return counted(f, problem, int(answer.get("reproduced", code)), [s.violation for s in seen],
+                           [s.violation for s in seen if s.matches], f"replay from the file alone: {answer['summary']}",
+                           answer.get("output"))
         said = (answer or {}).get("summary") or err or f"exit code {code}"
         return replace(f, status="unconfirmed", why=f"replay from the file alone: {said}")
+
+    def counted(f: Finding, problem: AnyProblem, k: int, violations: list[Violation], matching: list[Violation],
+                why_not: str, output: Any) -> Finding:
+        """The finding with k of N: confirmed when any replay failed again, with what the target gave then."""
+        return replace(f, status="confirmed" if k else "unconfirmed", why="" if k else why_not, replays=REPLAYS,
+                       reproduced=k, also=also(problem, violations, matching), output=_output_text(output))
 
     pool = ThreadPoolExecutor(max_workers=max(1, min(2, os.cpu_count() or 1)))
     futures = [pool.submit(one, f) for f in findings]
@@ -258,5 +274,5 @@ def confirm(findings: Sequence[Finding], target_of: Callable[[Finding], Assignor
         pool.shutdown(wait=False, cancel_futures=True)
 
 
-__all__ = ["Candidate", "Collector", "Filing", "PER_KEY", "also", "confirm", "from_files", "loadable",
+__all__ = ["Candidate", "Collector", "Filing", "PER_KEY", "REPLAYS", "also", "confirm", "from_files", "loadable",
            "replay_in_fresh_process", "reproducers", "settle", "size"]

@@ -13,8 +13,9 @@ from assigncheck.spec.violations import INVARIANTS, Violation
 
 Status = Literal["confirmed", "unconfirmed", "unreachable"]
 STATUSES: dict[Status, str] = {
-    "confirmed": "replayed from its reproducer file alone, in a fresh process: fails the gate",
-    "unconfirmed": "did not replay from its reproducer file: listed, does not fail the gate",
+    "confirmed": "failed again in k of N replays from its reproducer file alone, in a fresh process (k >= 1; "
+                 "flaky when k < N): fails the gate",
+    "unconfirmed": "failed in none of its replays from its reproducer file: listed, does not fail the gate",
     "unreachable": "on a problem no real consumer group can produce: listed, does not fail the gate",
 }
 
@@ -36,9 +37,24 @@ class Finding:
     status: Status = "unconfirmed"  # set by the gate once `assigncheck replay FILE` has been tried
     why: str = ""  # why it is unconfirmed or unreachable
     size: int = 0  # members + partitions (Streams: clients + tasks) of its reproducer's problem
-    # (invariant, signature) of what else the replay saw break on the same partitions of its problem
+    # (invariant, signature) of what else its replays saw break on its problem
     also: tuple[tuple[str, str], ...] = ()
     output: str = ""  # what the target gave on its reproducer's problem when the replay confirmed it (JSON text)
+    replays: int = 0  # N: how many times confirmation replayed it (0: not replayed)
+    reproduced: int = 0  # k: how many of those replays failed again
+
+    @property
+    def flaky(self) -> bool:
+        """Replayed, and failed again in fewer than all of its replays."""
+        return self.replays > 0 and self.reproduced < self.replays
+
+    @property
+    def replayed(self) -> str:
+        """k of N, as the reports say it ("" when it was not replayed)."""
+        if not self.replays:
+            return ""
+        return f"failed in {self.reproduced} of {self.replays} replays" + (" (flaky)" if 0 < self.reproduced
+                                                                              < self.replays else "")
 
     @classmethod
     def of(cls, stage: str, target: str, v: Violation, **kw: Any) -> Finding:
@@ -72,6 +88,12 @@ class Bug:
     def stages(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(f.stage for f in self.findings))
 
+    @property
+    def flaky(self) -> bool:
+        """Replayed, and no finding of it failed on every replay."""
+        replayed = [f for f in self.findings if f.replays]
+        return bool(replayed) and all(f.flaky or not f.reproduced for f in replayed)
+
     def every(self) -> list[Finding]:
         """Its findings and those of its consequences."""
         return [*self.findings, *(f for c in self.consequences for f in c.every())]
@@ -80,8 +102,9 @@ class Bug:
         f = self.shown
         return {"target": f.target, "invariant": f.invariant, "signature": f.signature, "status": f.status,
                 "message": f.message, "reproducer": f.reproducer, "seed": f.seed, "why": f.why,
-                "stages": list(self.stages),
-                "findings": [{"stage": g.stage, "reproducer": g.reproducer, "status": g.status} for g in self.findings],
+                "replays": f.replays, "reproduced": f.reproduced, "stages": list(self.stages),
+                "findings": [{"stage": g.stage, "reproducer": g.reproducer, "status": g.status, "replays": g.replays,
+                              "reproduced": g.reproduced} for g in self.findings],
                 "consequences": [c.to_json() for c in self.consequences]}
 
 
@@ -98,10 +121,12 @@ def _bug(found: list[Finding]) -> Bug:
 
 
 def bugs(findings: Sequence[Finding]) -> list[Bug]:
-    """Findings grouped by bug, in the order they were found. A bug whose shown problem also breaks an earlier
-    invariant (`INVARIANTS` order: H1 ... H8, then the promises) on the same partitions is a consequence of the
-    bug of that invariant's signature on that target (when there is none, of the first bug of that invariant
-    there), if that one is as confirmed as itself: every confirmed finding stays under a confirmed bug."""
+    """Findings grouped by bug, in the order they were found. A bug is a consequence of another bug of its
+    target, listed under it instead of as a bug of its own, when its shown reproducer also breaks an earlier
+    invariant (`INVARIANTS` order: H1 ... H8, then the promises; of any partitions): of the bug of that
+    invariant's signature (when there is none, of the first bug of that invariant); and when the target answers
+    the same problem differently, of its H8 bug (`_nondeterminism`). Only under a bug as confirmed as itself:
+    every confirmed finding stays under a confirmed bug."""
     grouped: dict[tuple[str, str], list[Finding]] = {}
     for f in findings:
         grouped.setdefault(_key(f), []).append(f)
@@ -124,8 +149,39 @@ def bugs(findings: Sequence[Finding]) -> list[Bug]:
         parent = cause(made[key])
         if parent is not None:
             under[key] = under.get(parent, parent)
+
+    def root_of(key: tuple[str, str]) -> tuple[str, str]:
+        while key in under:
+            key = under[key]
+        return key
+
+    for key, root in _nondeterminism(made).items():
+        if key not in under and root_of(root) != key:  # never under a bug that is itself under this one
+            under[key] = root
+    under = {key: root_of(key) for key in under}
     return [replace(bug, consequences=tuple(made[k] for k in made if under.get(k) == key))
             for key, bug in made.items() if key not in under]
+
+
+def _nondeterminism(made: dict[tuple[str, str], Bug]) -> dict[tuple[str, str], tuple[str, str]]:
+    """Per target that answers the same problem differently (a confirmed H8 bug, the first that failed on every
+    replay if any did): its other H8 bugs, and every bug of another invariant that was replayed and did not
+    fail on every replay, each keyed to that H8 bug. Whatever such a target gets wrong on one answer it may get
+    right on the next: one bug, the nondeterminism."""
+    roots: dict[str, tuple[str, str]] = {}
+    for key, bug in made.items():
+        if bug.shown.invariant != "H8" or bug.status != "confirmed":
+            continue
+        if key[0] not in roots or (made[roots[key[0]]].flaky and not bug.flaky):
+            roots[key[0]] = key
+    under: dict[tuple[str, str], tuple[str, str]] = {}
+    for key, bug in made.items():
+        root = roots.get(key[0])
+        if root is None or key == root or bug.status == "unreachable":
+            continue
+        if bug.shown.invariant == "H8" or bug.flaky:
+            under[key] = root
+    return under
 
 
 __all__ = ["Bug", "Finding", "STATUSES", "Status", "bugs"]

@@ -4,6 +4,10 @@ Greedy: try candidate reductions in order of how much they remove (halves of the
 single members, topics, partition counts, claims, subscriptions, then cosmetic simplifications: racks,
 static ids, generations, lag, protocol); take the first that still fails, and start over from it. Stops
 when no reduction keeps the failure, or at the deadline (the best problem so far is returned).
+
+A failure that does not show on every try (a nondeterministic target) is minimized with `as_often`: a
+candidate is kept only when it fails in at least as many of `TRIES` tries as the original problem did, so the
+reproducer never shrinks into one that fails more rarely.
 """
 
 from __future__ import annotations
@@ -211,6 +215,29 @@ def candidates(problem: AnyProblem) -> Iterator[AnyProblem]:
     return _consumer_candidates(problem)
 
 
+TRIES = 3  # tries per problem when judging how often a failure shows (`as_often`)
+
+
+def as_often(fails: Callable[[AnyProblem], bool], problem: AnyProblem, tries: int = TRIES
+             ) -> Callable[[AnyProblem], bool] | None:
+    """A test for `minimize`: a candidate still fails when it fails in at least as many of `tries` tries as
+    `problem` does (each try stops as soon as the count is reached, or can no longer be). None when `problem`
+    fails in none of them: there is nothing to keep."""
+    needed = sum(fails(problem) for _ in range(tries))
+    if not needed:
+        return None
+
+    def still_fails(candidate: AnyProblem) -> bool:
+        failed = 0
+        for done in range(tries):
+            if failed >= needed or failed + tries - done < needed:
+                break
+            failed += fails(candidate)
+        return failed >= needed
+
+    return still_fails
+
+
 def minimize(problem: AnyProblem, still_fails: Callable[[AnyProblem], bool], *, seconds: float = 30.0) -> AnyProblem:
     """The smallest problem greedy delta debugging reaches on which `still_fails` holds."""
     deadline = time.monotonic() + seconds
@@ -226,4 +253,4 @@ def minimize(problem: AnyProblem, still_fails: Callable[[AnyProblem], bool], *, 
                 break
     return best
 
-__all__ = ["minimize"]
+__all__ = ["TRIES", "as_often", "minimize"]

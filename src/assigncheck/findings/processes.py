@@ -3,18 +3,23 @@
 Within one process an assignor may iterate a set of member ids in one stable order, so two runs agree (H8's own
 check, `spec.assignment_check`), while another process, with another string hash seed, iterates it in another:
 two leaders, or one leader after a restart, then assign one group differently and partitions move for nothing.
-The properties stage therefore replays a seeded sample of its problems (`ci.h8_sample`) in two processes of the
-target (`Pair`, over `targets.worker`: any kind of target; a `cmd:` or `java:` program runs under it), started
-with two different values of one environment variable: `PYTHONHASHSEED` (values 1 and 2 at `--seed 0`), or the
-variable `--h8-env` names for a runtime with another knob. Two different answers (or an answer and a failure)
-are an H8 finding with cause `processes`, unless the first process also disagrees with itself (in-process
-nondeterminism, which H8's own check reports). Its reproducer records the variable and both values, and
-`replay` (what `assigncheck replay` runs for it, `findings.replay`) compares two fresh processes started the
-same way.
+The properties stage therefore replays a seeded sample of its problems (`ci.h8_sample`) in pairs of processes of
+the target (`Pair`, over `targets.worker`: any kind of target; a `cmd:` or `java:` program runs under it), the
+two started with two different values of one environment variable: `PYTHONHASHSEED`, or the variable `--h8-env`
+names for a runtime with another knob; a new pair, with new seeded values (`Processes.drawn`), every few
+problems of the sample. A runtime with no such knob differs between any two fresh processes (Go's per-map
+seed, Java's identity hashes), and the messages say so (`varied`). Two different answers (or an answer and a
+failure) are an H8 finding with cause `processes`, unless the first process also disagrees with itself
+(in-process nondeterminism, which H8's own check reports). Its reproducer records the variable and both values
+of the pair that found it, and `replay` (what `assigncheck replay` runs for it, `findings.replay`) compares two
+fresh processes started the same way.
 """
 
 from __future__ import annotations
 
+import os
+import random
+import shlex
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +33,7 @@ ENV = "PYTHONHASHSEED"
 CAUSE = "processes"
 WARM_HANG_S = 120.0  # the first call of a process loads the target (a JVM, numba's cached kernels)
 TRIES = 5  # replay: nondeterminism beyond the variable may agree with itself a few times in a row
+MAX_VALUE = 2**32 - 1  # PYTHONHASHSEED takes 0 .. 2**32 - 1
 
 
 class NotCompared(Exception):
@@ -42,9 +48,10 @@ class Processes:
     values: tuple[str, str] = ("1", "2")
 
     @classmethod
-    def of(cls, env: str, seed: int) -> Processes:
-        base = 2 * (seed % (2**31 - 1))  # PYTHONHASHSEED takes 0 .. 2**32 - 1
-        return cls(env, (str(base + 1), str(base + 2)))
+    def drawn(cls, env: str, rng: random.Random) -> Processes:
+        """Two different values drawn from `rng` (seeded: a run's pairs follow from its `--seed`)."""
+        first, second = rng.sample(range(1, MAX_VALUE + 1), 2)
+        return cls(env, (str(first), str(second)))
 
     def to_json(self) -> dict[str, Any]:
         return {"env": self.env, "values": list(self.values)}
@@ -65,13 +72,48 @@ class Processes:
         return f"{self.env}={self.values[0]} and {self.values[1]}"
 
 
+def _python_program(command: str) -> bool:
+    """Whether a `cmd:` command runs a Python program (which reads PYTHONHASHSEED from its environment)."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return False
+    return any(os.path.basename(w).startswith("python") or w.endswith(".py") for w in words[:3])
+
+
+def reads_env(ref: TargetRef, processes: Processes) -> bool:
+    """Whether the target's runtime reads the variable the two processes differ in: the one `--h8-env` named, or
+    PYTHONHASHSEED for a Python target (a `cmd:` program that is a Python script included)."""
+    if processes.env != ENV:
+        return True
+    kind, _, rest = ref.spec.partition(":")
+    if kind == "java":
+        return False
+    if kind in ("cmd", "cmd2"):
+        return _python_program(rest)
+    return True
+
+
+def varied(ref: TargetRef, processes: Processes) -> str:
+    """What differed between the two processes, as a message says it: the variable and its values where the
+    target's runtime reads it, else what any two fresh processes of that runtime draw for themselves."""
+    if reads_env(ref, processes):
+        return str(processes)
+    if ref.spec.startswith("java:"):
+        return "two fresh JVMs: Java's identity hashes, and so the iteration order of hashed objects"
+    return "two fresh processes of the program: its runtime's own per-process randomness, such as Go's per-map seed"
+
+
 class Pair:
     """Two processes of one target, each started with its value of the variable."""
 
     def __init__(self, ref: TargetRef, processes: Processes, name: str) -> None:
         from assigncheck.targets.worker import in_own_process
 
-        self.processes, self.name = processes, name
+        self.ref, self.processes, self.name = ref, processes, name
+        self.varied = varied(ref, processes)
+        self.labels = ([f"{processes.env}={v}" for v in processes.values] if reads_env(ref, processes)
+                       else ["the first", "the second"])
         self.procs = [in_own_process(ref, {processes.env: v}, f"{name} ({processes.env}={v})")
                       for v in processes.values]
         self._warm = False
@@ -131,21 +173,21 @@ class Pair:
 
         self._warmed(problem)
         first, second = self._run(0, problem, budget_s, hang_s), self._run(1, problem, budget_s, hang_s)
-        env, (a, b) = self.processes.env, self.processes.values
         if isinstance(first, Violation) and isinstance(second, Violation):
             return []  # it fails in both: H7's business, not H8's
         if isinstance(first, Assignment) and isinstance(second, Assignment):
             diff = differing_members(first, second)
             if not diff:
                 return []
-            what = (f"two processes of {self.name} ({self.processes}) assign the same problem differently; members "
+            what = (f"two processes of {self.name} ({self.varied}) assign the same problem differently; members "
                     f"whose partitions differ: {', '.join(diff[:CAP])}{and_more(len(diff), CAP)}")
         else:
-            failed, failing = (first, a) if isinstance(first, Violation) else (second, b)
+            failing = 0 if isinstance(first, Violation) else 1
+            failed = first if failing == 0 else second
             assert isinstance(failed, Violation)  # exactly one of the two failed
             diff = []
-            what = (f"{self.name} fails in the process with {env}={failing} and answers in the one with "
-                    f"{env}={b if failing == a else a}: {failed.message}")
+            what = (f"{self.name} fails in {self.labels[failing]} of two processes ({self.varied}) and answers in "
+                    f"the other: {failed.message}")
         again = self._run(0, problem, budget_s, hang_s)
         if type(again) is not type(first) or (isinstance(again, Assignment) and isinstance(first, Assignment)
                                               and differing_members(first, again)):
@@ -169,4 +211,5 @@ def replay(ref: TargetRef, problem: AnyProblem, processes: Processes, budget_s: 
         pair.close()
 
 
-__all__ = ["CAUSE", "ENV", "NotCompared", "Pair", "Processes", "TRIES", "WARM_HANG_S", "replay"]
+__all__ = ["CAUSE", "ENV", "NotCompared", "Pair", "Processes", "TRIES", "WARM_HANG_S", "reads_env", "replay",
+           "varied"]

@@ -16,6 +16,9 @@ Everything comes from the file (`read`): the target reference, the invariant, th
 - `codec`: a wire decoder's input bytes, decoded again (`fuzz`).
 - `live`: a live group's schedule, run again on a fresh broker (`live`).
 
+`replay_times` replays a finding N times over (the gate's confirmation: k of N), each replay loading the target
+again (a `cmd:` or `java:` target's program starts afresh), and answers with how many failed.
+
 Each kind's replay is a function `(Reproducer, On) -> Replayed` named by a "module:function" string in
 `KINDS`, imported when a finding of that kind is replayed, as `targets.registry.TARGET_LOADERS` names the
 loaders of target kinds: the kinds whose code lives in the layers above this one (model conformance in
@@ -26,7 +29,7 @@ gate's fresh-process confirmation parses.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -116,6 +119,8 @@ class Replayed:
     keys: tuple[str, ...] = CHECKED  # the keys of its JSON answer, in order (the kind's: see above)
     notes: tuple[str, ...] = ()  # what else it did, for people (`assigncheck replay` says it on stderr)
     output: dict[str, Any] | None = None  # the target's output on the problem when it reproduces (`output_of`)
+    replays: int = 1  # N: how many times it was replayed (`replay_times`)
+    reproduced: int | None = None  # k: how many of those replays reproduced it (None: one replay)
 
     @property
     def matching(self) -> list[Violation]:
@@ -128,7 +133,10 @@ class Replayed:
             "target": self.target.to_json() if isinstance(self.target, TargetRef) else self.target,
             "violations": [s.to_json(self.stepped) for s in self.violations],
             "seconds": None if self.seconds is None else round(self.seconds, 1), "output": self.output}
-        return {key: values[key] for key in self.keys}
+        doc = {key: values[key] for key in self.keys}
+        if self.reproduced is not None:
+            doc.update(replays=self.replays, reproduced=self.reproduced)
+        return doc
 
 
 def kind_of(record: Record | None) -> str:
@@ -166,6 +174,25 @@ def replay(found: Reproducer, on: On) -> Replayed:
     replay_kind = import_attr(KINDS[found.kind], "finding")
     answer: Replayed = replay_kind(found, on)
     return answer
+
+
+def replay_times(found: Reproducer, on: On, times: int) -> Replayed:
+    """`replay` `times` times: reproduces when any replay did; says in how many (k of N) and lists every kind of
+    violation any replay saw, once (the finding's own first). Minimized by the first replay that reproduces."""
+    answers: list[Replayed] = []
+    for _ in range(times):
+        stop_if_interrupted()
+        minimized = any(a.reproduces for a in answers) and on.minimize_to is not None
+        answers.append(replay(found, replace(on, minimize_to=None) if minimized else on))
+    k = sum(a.reproduces for a in answers)
+    shown = next((a for a in answers if a.reproduces), answers[-1])
+    seen: dict[tuple[str, str, bool], Seen] = {}
+    for a in (shown, *answers):
+        for s in a.violations:
+            seen.setdefault((s.violation.invariant, s.violation.cause, s.matches), s)
+    summary = f"{shown.summary}; in {k} of {times} replays" + (" (flaky)" if 0 < k < times else "")
+    return replace(shown, reproduces=k > 0, summary=summary, violations=tuple(seen.values()),
+                   notes=tuple(dict.fromkeys(n for a in answers for n in a.notes)), replays=times, reproduced=k)
 
 
 # ---- the kinds this layer replays ----------------------------------------------------------------------------
@@ -289,9 +316,10 @@ def replay_check(found: Reproducer, on: On) -> Replayed:
 
 def _minimize(target: Assignor, found: Reproducer, violation: Violation, seed: int, budget_s: float,
               out: Path) -> AnyProblem:
-    """The problem shrunk while `violation`'s invariant and cause still break (and its shape holds), written to
-    `out` with the file's record (a plain problem file: a record of this replay)."""
-    from assigncheck.findings.minimize import minimize
+    """The problem shrunk while `violation`'s invariant and cause still break, as often as on the file's problem
+    (and its shape holds), written to `out` with the file's record (a plain problem file: a record of this
+    replay)."""
+    from assigncheck.findings.minimize import as_often, minimize
     from assigncheck.findings.signature import keeps_its_shape
     from assigncheck.formats.documents import problem_to_json
     from assigncheck.formats.reproducer import save
@@ -301,12 +329,12 @@ def _minimize(target: Assignor, found: Reproducer, violation: Violation, seed: i
     problem = _problem(found)
     keeps = keeps_its_shape(problem, target.promises)
 
-    def still_fails(candidate: AnyProblem) -> bool:
-        return keeps(candidate) and any(
-            v.invariant == violation.invariant and v.cause == violation.cause
-            for v in check_assignor(target, candidate, seed=seed, budget_s=budget_s, measure=False)[1].violations)
+    def fails(candidate: AnyProblem) -> bool:
+        _, report = check_assignor(target, candidate, seed=seed, budget_s=budget_s, measure=False)
+        return any(v.invariant == violation.invariant and v.cause == violation.cause for v in report.violations)
 
-    smaller = minimize(problem, still_fails)
+    often = as_often(fails, problem)
+    smaller = problem if often is None else minimize(problem, lambda p: keeps(p) and often(p))
     record = found.record or Record(ref_of(target), violation.invariant, stage="replay", seed=seed,
                                     budget_s=budget_s, cause=violation.cause, message=violation.message)
     save(problem_to_json(smaller), record, out, _minimized_note(found))
@@ -320,8 +348,8 @@ def _minimized_note(found: Reproducer) -> str:
 def replay_processes(found: Reproducer, on: On) -> Replayed:
     """H8 across processes: two fresh processes of the target, started as the file records, up to
     `findings.processes.TRIES` times; minimized when asked."""
-    from assigncheck.findings.minimize import minimize
-    from assigncheck.findings.processes import TRIES, Pair, Processes
+    from assigncheck.findings.minimize import as_often, minimize
+    from assigncheck.findings.processes import TRIES, Pair, Processes, varied
     from assigncheck.findings.processes import replay as compare_fresh
     from assigncheck.formats.documents import problem_to_json
     from assigncheck.formats.reproducer import save
@@ -331,13 +359,14 @@ def replay_processes(found: Reproducer, on: On) -> Replayed:
     ref = target_ref(found, on)
     processes = Processes.from_json(record.extra["processes"])
     violations, attempt = compare_fresh(ref, problem, processes, on.budget_s, on.hang_s)
-    name = f"{ref.spec} ({processes})"
+    name = f"{ref.spec} ({varied(ref, processes)})"
     summary = (f"reproduces: H8 across two processes of {name} (try {attempt} of {TRIES})" if violations
                else f"no longer reproduces H8 across two processes of {name}")
     if violations and on.minimize_to is not None:
         pair = Pair(ref, processes, ref.spec)
         try:
-            smaller = minimize(problem, lambda p: bool(pair.compare(p, on.budget_s, on.hang_s)))
+            often = as_often(lambda p: bool(pair.compare(p, on.budget_s, on.hang_s)), problem)
+            smaller = problem if often is None else minimize(problem, often)
         finally:
             pair.close()
         save(problem_to_json(smaller), record, on.minimize_to, _minimized_note(found))
@@ -366,5 +395,5 @@ def replay_timing(found: Reproducer, on: On) -> Replayed:
 __all__ = [
     "CHECKED", "CODEC", "H8_TRIES", "KINDS", "LIVE", "MODEL", "On", "Replayed",
     "Reproducer", "Seen", "check", "checked", "kind_of", "output_of", "read", "replay", "replay_check",
-    "replay_processes", "replay_timing", "reproduces", "target_ref",
+    "replay_processes", "replay_timing", "replay_times", "reproduces", "target_ref",
 ]

@@ -9,10 +9,12 @@ the live groups.
 - *Writing*: the problem as the target meets it (`spec.groups.coordinator_form`), a note for people and the
   finding record (`formats.reproducer`): the target reference, with what finds its code again from anywhere
   (`findings.located.recorded`), invariant, cause, signature, the check's seed, CPU budget and hang limit (none for
-  a live group: real clients, no timed calls), the fuzz input. `assigncheck replay FILE` replays it alone.
-- *Minimizing*: delta debugging (`findings.minimize`) while the same invariant and cause still break, never
-  turning a problem a real group can produce into one it cannot, never adding a kind of junk claim
-  (`findings.signature.keeps_its_shape`). A hang is not minimized: each try would wait out the hang limit.
+  a live group: real clients, no timed calls) and the CPU factor the budget was scaled by (`run.calibration`), the
+  fuzz input. `assigncheck replay FILE` replays it alone.
+- *Minimizing*: delta debugging (`findings.minimize`) while the same invariant and cause still break, in at
+  least as many of a few tries as on the raw problem (`minimize.as_often`: a flaky failure never shrinks into a
+  rarer one), never turning a problem a real group can produce into one it cannot, never adding a kind of junk
+  claim (`findings.signature.keeps_its_shape`). A hang is not minimized: each try would wait out the hang limit.
 - *De-duplicating*: the raw problem is written first under its own signature (an interrupted run, or a fuzz
   job killed at its deadline, loses nothing), then replaced by the minimized one under the minimized
   problem's signature; a signature already on disk is a duplicate, whichever process wrote it.
@@ -29,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from assigncheck.findings.located import recorded
-from assigncheck.findings.minimize import minimize
+from assigncheck.findings.minimize import TRIES, as_often, minimize
 from assigncheck.findings.signature import keeps_its_shape, signature
 from assigncheck.formats.bounded import bounded
 from assigncheck.formats.documents import dumps, problem_to_json, write_atomic
@@ -90,13 +92,14 @@ class Reproducers:
     budget_s: float | None  # H7's CPU budget of the check (the hang limit follows from it); None: no timed calls
     target: Assignor | None = None  # needed to minimize (its promises, what it had to adapt); not to write
     name: str = ""  # the file names' target part, when the reference's spec does not say what ran (a live client)
+    factor: float | None = None  # the CPU factor budget_s was scaled by (None: an absolute budget)
 
     @classmethod
     def of(cls, directory: str | Path, stage: str, target: Assignor, budget_s: float,
-           ref: TargetRef | None = None) -> Reproducers:
+           ref: TargetRef | None = None, factor: float | None = None) -> Reproducers:
         from assigncheck.targets.registry import ref_of
 
-        return cls(Path(directory), stage, ref or ref_of(target), budget_s, target)
+        return cls(Path(directory), stage, ref or ref_of(target), budget_s, target, factor=factor)
 
     def path(self, invariant: str, distinct: str | bytes) -> Path:
         return self.directory / file_name(self.stage, self.name or self.ref.spec, invariant, distinct)
@@ -115,8 +118,8 @@ class Reproducers:
         violation = self.said(violation)
         hang_s = None if self.budget_s is None else hang_limit(self.budget_s)
         record = Record(recorded(self.ref), violation.invariant, stage=self.stage, seed=seed, budget_s=self.budget_s,
-                        hang_s=hang_s, cause=violation.cause, signature=signature,
-                        message=bounded(violation.message),
+                        hang_s=hang_s, cpu_factor=None if self.budget_s is None else self.factor,
+                        cause=violation.cause, signature=signature, message=bounded(violation.message),
                         input="base64:" + base64.b64encode(data).decode() if data else "", extra=extra or {})
         note = f"assignor: {self.ref.spec}. {self.stage} finding, {violation.invariant}: {violation.message[:500]}"
         path = self.path(violation.invariant, signature if distinct is None else distinct)
@@ -151,21 +154,27 @@ class Reproducers:
 
     def _minimized(self, problem: AnyProblem, violation: Violation, judge: Judge, seconds: float
                    ) -> tuple[AnyProblem, Violation]:
-        """The smallest problem that still shows the same failure, with the violation it shows there (the raw
-        problem and violation when minimizing does not apply, or the smaller problem does not fail again)."""
+        """The smallest problem that still shows the same failure as often, with the violation it shows there (the
+        raw problem and violation when minimizing does not apply, or the smaller problem does not fail again)."""
         if violation.cause in NOT_MINIMIZED:
             return problem, violation
         assert self.target is not None
         keeps = keeps_its_shape(problem, self.target.promises)
 
-        def still_fails(p: AnyProblem) -> bool:
-            return keeps(p) and any(same_failure(v, violation) for v in judge(p))
+        def fails(p: AnyProblem) -> bool:
+            return any(same_failure(v, violation) for v in judge(p))
 
-        small = minimize(problem, still_fails, seconds=seconds)
+        as_often_as_raw = as_often(fails, problem)
+        if as_often_as_raw is None:  # it did not fail again on the raw problem: nothing to shrink towards
+            return problem, violation
+        small = minimize(problem, lambda p: keeps(p) and as_often_as_raw(p), seconds=seconds)
         if small is problem:
             return problem, violation
-        again = next((v for v in judge(small) if same_failure(v, violation)), None)
-        return (small, again) if again is not None else (problem, violation)
+        for _ in range(TRIES):  # a flaky failure: one of the tries shows it
+            again = next((v for v in judge(small) if same_failure(v, violation)), None)
+            if again is not None:
+                return small, again
+        return problem, violation
 
 
 # ---- codec findings: input bytes, no problem ----------------------------------------------------------------

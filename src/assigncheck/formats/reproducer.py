@@ -2,12 +2,14 @@
 
 A finding's file carries everything `assigncheck replay FILE` needs, with no other flag: the target (its
 `--target` string, the promises the command line declared, a Java target's classpath and configuration),
-the invariant, the crash cause, the check's seed (H8 shuffles the listing with it) and time budget::
+the invariant, the crash cause, the check's seed (H8 shuffles the listing with it) and time budget (with the
+CPU factor the gate scaled it by, `run.calibration`, when it did: a replay elsewhere scales the same reference
+seconds by its own machine's factor)::
 
     {"format": 1, "kind": "consumer", "topics": ..., "members": ...,
      "note": "assignor: kafka-python:sticky. H3 ...",            (for people)
      "finding": {"target": {"spec": "cmd:./my-assignor", "promises": "balance=perfect,fixpoint"},
-                 "invariant": "H3", "stage": "fuzz", "seed": 3, "budget_s": 2.0, "cause": "",
+                 "invariant": "H3", "stage": "fuzz", "seed": 3, "budget_s": 2.0, "cpu_factor": 1.0, "cause": "",
                  "signature": "H3|unsubscribed_topic", "message": "...", "input": "base64:..."}}
 
 Older files name the target in the note's `key=value` layout (`fuzz finding; target=...; invariant=...`);
@@ -125,6 +127,7 @@ class Record:
     seed: int = 0  # the check's seed: H8's shuffled listing depends on it
     budget_s: float | None = None  # H7's CPU budget per assign call (None: replay's default)
     hang_s: float | None = None  # H7's wall-clock hang limit per call (None: derived from the budget)
+    cpu_factor: float | None = None  # the CPU factor budget_s was scaled by (None: budget_s is absolute)
     cause: str = ""
     signature: str = ""
     message: str = ""
@@ -134,7 +137,7 @@ class Record:
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {"target": self.target.to_json(), "invariant": self.invariant, "stage": self.stage,
                                "seed": self.seed}
-        for key in ("budget_s", "hang_s", "cause", "signature", "message", "input"):
+        for key in ("budget_s", "hang_s", "cpu_factor", "cause", "signature", "message", "input"):
             value = getattr(self, key)
             if value not in (None, ""):
                 doc[key] = value
@@ -152,14 +155,15 @@ class Record:
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise FormatError(f"{path}.seed", "must be an integer")
         budget_s, hang_s = (_seconds(doc.get(key), f"{path}.{key}") for key in ("budget_s", "hang_s"))
-        known = {"target", "invariant", "stage", "seed", "budget_s", "hang_s", "cause", "signature", "message",
-                 "input"}
+        cpu_factor = _seconds(doc.get("cpu_factor"), f"{path}.cpu_factor", "a positive number")
+        known = {"target", "invariant", "stage", "seed", "budget_s", "hang_s", "cpu_factor", "cause", "signature",
+                 "message", "input"}
         text = {k: doc.get(k, "") for k in ("stage", "cause", "signature", "message", "input")}
         for k, v in text.items():
             if not isinstance(v, str):
                 raise FormatError(f"{path}.{k}", "must be a string")
         return cls(TargetRef.from_json(doc.get("target"), f"{path}.target"), invariant, seed=seed, budget_s=budget_s,
-                   hang_s=hang_s,
+                   hang_s=hang_s, cpu_factor=cpu_factor,
                    extra={k: v for k, v in doc.items() if k not in known}, **text)
 
 
@@ -171,11 +175,11 @@ def _strings(doc: dict[str, Any], key: str, path: str, message: str) -> tuple[st
     return tuple(value)
 
 
-def _seconds(value: Any, path: str) -> float | None:
+def _seconds(value: Any, path: str, what: str = "a positive number of seconds") -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
-        raise FormatError(path, "must be a positive number of seconds")
+        raise FormatError(path, f"must be {what}")
     return float(value)
 
 

@@ -64,11 +64,12 @@ class AssignorTarget:
     """One assignor under test. `check(problem)` -> the violations `check_assignor` reports."""
 
     def __init__(self, target: str | TargetRef, *, budget_s: float = 2.0, seed: int = 0, oracle: bool | None = None,
-                 kind: str | None = None, cooperative: bool | None = None) -> None:
+                 kind: str | None = None, cooperative: bool | None = None, cpu_factor: float | None = None) -> None:
         self.ref = TargetRef.parse(target) if isinstance(target, str) else target
         self.spec = self.ref.spec
         self.assignor: Assignor = registry.load(self.ref)  # with the promises the reference declares
         self.budget_s = budget_s
+        self.cpu_factor = cpu_factor  # what budget_s was scaled by (a gate run's calibration), for the reproducers
         self.seed = seed
         # The min-cost-flow oracle only matters for promises that need it; skipping it keeps fuzzing fast.
         needs_oracle = self.assignor.promises.balance == "optimal" or self.assignor.promises.stickiness != "none"
@@ -139,7 +140,7 @@ class AssignorTarget:
     def file(self, hit: Hit, out_dir: str | Path, *, seed: int | None = None, minimize_s: float = 20.0) -> Filed:
         """The hit's minimized reproducer, unless its signature is on disk already (`findings.reproducers`;
         a job may find another job's file there)."""
-        filing = Reproducers.of(out_dir, "fuzz", self.assignor, self.budget_s, self.ref)
+        filing = Reproducers.of(out_dir, "fuzz", self.assignor, self.budget_s, self.ref, factor=self.cpu_factor)
         return filing.file(hit.problem, hit.violation, self.check, seed=self.seed if seed is None else seed,
                            minimize_s=minimize_s, data=hit.data)
 

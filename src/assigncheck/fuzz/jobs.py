@@ -79,11 +79,12 @@ def _read(stream: TextIO, state: JobState, findings: dict[str, str], lock: threa
 
 
 def _command(target: str, out: Path, corpus: Path, seeds: Path, seconds: float, seed: int, budget_s: float,
-             engine: str, max_len: int, minimize_s: float, runs: int | None) -> list[str]:
+             engine: str, max_len: int, minimize_s: float, runs: int | None, cpu_factor: float | None) -> list[str]:
     return [sys.executable, "-m", "assigncheck.fuzz.runner", "--target", target, "--out", str(out),
             "--corpus", str(corpus), "--seeds", str(seeds), "--seconds", str(seconds), "--seed", str(seed),
             "--budget", str(budget_s), "--engine", engine, "--max-len", str(max_len),
-            "--minimize-seconds", str(minimize_s), *(["--runs", str(runs)] if runs is not None else [])]
+            "--minimize-seconds", str(minimize_s), *(["--runs", str(runs)] if runs is not None else []),
+            *(["--cpu-factor", repr(cpu_factor)] if cpu_factor is not None else [])]
 
 
 @dataclass
@@ -164,10 +165,11 @@ def _watch(jobs: _Jobs, target: str, seconds: float, stop_on_finding: bool, stat
 
 def fuzz_target(target: str, *, seconds: float, jobs: int, out: Path, seed: int, budget_s: float, engine: str,
                 max_len: int, vectors: Path | None = None, stop_on_finding: bool = False, minimize_s: float = 20.0,
-                runs: int | None = None, status: TextIO = sys.stderr) -> TargetResult:
+                runs: int | None = None, status: TextIO = sys.stderr, cpu_factor: float | None = None) -> TargetResult:
     """Fuzz one target with `jobs` processes for `seconds` (and at most `runs` inputs each); findings land in
     `out` as they are found, seeded with `vectors` (by default the package's regression vectors). With
-    `stop_on_finding` the jobs are stopped once the first reproducer is written (and minimized)."""
+    `stop_on_finding` the jobs are stopped once the first reproducer is written (and minimized). `cpu_factor`:
+    what `budget_s` was scaled by (a gate run's calibration), recorded in each reproducer."""
     from assigncheck.fuzz.harness import kind_of
     from assigncheck.fuzz.runner import VECTORS, build_seeds
 
@@ -181,7 +183,7 @@ def fuzz_target(target: str, *, seconds: float, jobs: int, out: Path, seed: int,
     try:
         for j in range(jobs):
             running.start(_command(target, out, corpus, seeds, seconds, seed + j, budget_s, engine, max_len,
-                                   minimize_s, runs))
+                                   minimize_s, runs, cpu_factor))
         _watch(running, target, seconds, stop_on_finding, status)
     except BaseException:  # Ctrl-C: no job outlives this process
         running.stop(signal.SIGKILL)

@@ -62,10 +62,12 @@ class Job:
 
     PER_KEY = 4
 
-    def __init__(self, target: str, out: Path, *, seed: int, budget_s: float, minimize_s: float) -> None:
+    def __init__(self, target: str, out: Path, *, seed: int, budget_s: float, minimize_s: float,
+                 cpu_factor: float | None = None) -> None:
         from assigncheck.fuzz.harness import AssignorTarget, load
 
-        self.target = load(target) if target.startswith("codec:") else load(target, budget_s=budget_s, seed=seed)
+        self.target = load(target) if target.startswith("codec:") else load(target, budget_s=budget_s, seed=seed,
+                                                                             cpu_factor=cpu_factor)
         self.out = out
         self.seed = seed
         self.minimize_s = minimize_s
@@ -159,7 +161,8 @@ def atheris_engine(args: argparse.Namespace) -> None:
 
     with atheris.instrument_imports(include=["assigncheck.impl", "assigncheck.formats.wire",
                                              *_outside_modules(args.target)]):
-        job = Job(args.target, args.out, seed=args.seed, budget_s=args.budget, minimize_s=args.minimize_seconds)
+        job = Job(args.target, args.out, seed=args.seed, budget_s=args.budget, minimize_s=args.minimize_seconds,
+                  cpu_factor=args.cpu_factor)
     freeze_loaded()
     print(READY, file=sys.stderr, flush=True)
     libfuzzer = [
@@ -192,6 +195,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=None, help="stop after this many inputs (default: none)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--budget", type=float, default=2.0)
+    parser.add_argument("--cpu-factor", type=float, default=None,
+                        help="the CPU factor --budget was scaled by (a gate run's), recorded in each reproducer")
     parser.add_argument("--minimize-seconds", type=float, default=20.0)
     parser.add_argument("--max-len", type=int, default=256)
     parser.add_argument("--engine", choices=("atheris", "random"), default="atheris")
@@ -199,7 +204,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     args.corpus.mkdir(parents=True, exist_ok=True)
     if args.engine == "random":
-        job = Job(args.target, args.out, seed=args.seed, budget_s=args.budget, minimize_s=args.minimize_seconds)
+        job = Job(args.target, args.out, seed=args.seed, budget_s=args.budget, minimize_s=args.minimize_seconds,
+                  cpu_factor=args.cpu_factor)
         freeze_loaded()
         print(READY, file=sys.stderr, flush=True)
         random_engine(job, [args.corpus, *args.seeds_dirs], args.seconds, args.seed, args.max_len, args.runs)

@@ -147,13 +147,14 @@ def _retime(target: Assignor, problem: AnyProblem, scale: Mapping[str, Any], bud
     promises = target.promises
     if verdict == "budget":
         timing = time_calls(target, problem, budget_s, hang_s, floor=budget_s, verdict_s=budget_s)
-        said = f"{rung}: {timing.text()}, budget {budget_s:g} s"
+        said = f"{rung}: {timing.text()}, budget {budget_s:.3g} s"
         if timing.failure is not None:
             return [], f"{said}; a call failed otherwise: {timing.failure.message}"
         if not timing.over_budget:
             return [], said
-        return [Violation("H7", f"{name} took {budget_s:g} s of CPU or more in each of {len(timing.cpu)} calls at "
-                                f"{rung}, over its {budget_s:g} s CPU budget", cause=str(scale.get("cause", "")))], said
+        return [Violation("H7", f"{name} took {budget_s:.3g} s of CPU or more in each of {len(timing.cpu)} calls "
+                                f"at {rung}, over its {budget_s:.3g} s CPU budget",
+                          cause=str(scale.get("cause", "")))], said
     if verdict == "time":
         if promises.max_time is None:
             return [], f"{name} promises no max_time"

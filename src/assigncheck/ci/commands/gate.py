@@ -67,7 +67,10 @@ def run(args: argparse.Namespace) -> int:
     from assigncheck.ci.target_flags import targets_from_args
 
     stages, not_run = _stages(args)
+    from assigncheck.run.calibration import fixed_factor
+
     plan = Plan.of(args.profile, args.report_dir, stages)  # before any target starts or stage runs
+    fixed_factor()  # ASSIGNCHECK_CPU_FACTOR, checked as the flags are
     for stage in plan.stages:
         require(f"the {stage} stage", *STAGE_ENGINES[stage], flag="--stages")
     if "campaign" in plan.stages:

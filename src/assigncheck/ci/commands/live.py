@@ -91,10 +91,11 @@ def _breaks(invariant: str, bootstrap: str | None, spec: Any) -> bool:
 
 
 def confirm(path: Path, timeout_s: float) -> tuple[bool, str]:
-    """Replay a reproducer in a fresh process (on a fresh broker): (does it break again, what replay said)."""
+    """Replay a reproducer once in a fresh process (on a fresh broker: a run of its schedule takes a while): (does
+    it break again, what replay said)."""
     from assigncheck.findings.confirm import replay_in_fresh_process
 
-    code, answer, err = replay_in_fresh_process(str(path), timeout_s)
+    code, answer, err = replay_in_fresh_process(str(path), timeout_s, times=1)
     if code == 1:
         return True, ""
     return False, (answer or {}).get("summary") or err or f"exit code {code}"

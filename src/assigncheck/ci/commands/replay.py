@@ -2,6 +2,9 @@
 
 Everything comes from the file: the target (spec, declared promises, classpath), the invariant, the check's
 seed and CPU budget (`formats.reproducer`). Flags override them, for "does it reproduce on another target?".
+A budget the gate scaled by its machine's CPU factor (the file records the factor) is scaled again by this
+machine's (`run.calibration`): the same reference seconds, in this machine's units; `--budget` is absolute.
+`--times N` replays it N times (each loading the target afresh) and says in how many it failed (k of N).
 The replay itself is `findings.replay`'s, by the finding's kind (H8 across processes, a timing finding, a model
 conformance, a codec or a live finding, any other); this command reads the file, applies the flags and prints
 the answer. Exit 1 when the recorded invariant breaks again, 0 when it no longer does, 2 when the file or the
@@ -31,6 +34,7 @@ if TYPE_CHECKING:  # the findings layer loads when a replay runs, not at the CLI
     from assigncheck.formats.reproducer import Record, TargetRef
 
 DEFAULT_BUDGET_S = 10.0  # CPU seconds per assign call when neither the file nor --budget gives any
+MAX_TIMES = 1000
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -47,6 +51,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--minimize", type=flag_types.nonempty, metavar="OUT",
                         help="when it reproduces, shrink the problem while the same violation persists "
                              "(delta debugging, as the fuzzer does) and write the result to OUT")
+    parser.add_argument("--times", type=flag_types.int_in(1, MAX_TIMES), default=1, metavar="N",
+                        help="replay it N times and say in how many it failed (exit 1 when any did)")
     parser.add_argument("--json", action="store_true", help="print one JSON line with the verdict")
     parser.add_argument("--trust", action="store_true",
                         help="run the program, module or jars the file names even though this machine did not "
@@ -70,7 +76,7 @@ def _say(args: argparse.Namespace, answer: dict[str, Any]) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from assigncheck.findings.replay import replay
+    from assigncheck.findings.replay import replay, replay_times
     from assigncheck.formats.json_input import parse_json, read_input
 
     if args.minimize is not None:
@@ -86,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
         raise
     _consent(args, found, located, data, where)  # shown where it would run
     try:
-        answer = replay(found, located)
+        answer = replay(found, located) if args.times == 1 else replay_times(found, located, args.times)
     except InputError as e:
         raise _named_by_the_file(args, e, where, found.kind) from None
     for note in [*notes, *answer.notes]:
@@ -152,9 +158,7 @@ def _on(args: argparse.Namespace, found: Reproducer) -> On:
         return On(DEFAULT_BUDGET_S)  # unused: a live group's clients make no timed calls
     record = found.record
     ref = _target_ref(args, record)
-    budget = args.budget if args.budget is not None else (record.budget_s if record and record.budget_s
-                                                          else DEFAULT_BUDGET_S)
-    hang = record.hang_s if record is not None and args.budget is None else None
+    budget, hang = _budget(args, record)
     if found.kind == "scale" and args.minimize is not None:
         raise InputError("--minimize", "a timing finding is not minimized: its size is what it is about")
     return On(budget, ref=ref, hang_s=hang, minimize_to=None if args.minimize is None else Path(args.minimize))
@@ -169,6 +173,24 @@ def _located(args: argparse.Namespace, found: Reproducer, on: On) -> tuple[On, l
         return on, []
     ref, notes = locate(on.ref, args.file)
     return replace(on, ref=ref), notes
+
+
+def _budget(args: argparse.Namespace, record: Record | None) -> tuple[float, float | None]:
+    """H7's budget per call and hang limit (None: derived from the budget): `--budget` as given; else the file's,
+    in this machine's units when the file records the CPU factor it was scaled by; else the default."""
+    from assigncheck.run.calibration import current, rescaled
+
+    if args.budget is not None:
+        return args.budget, None
+    if record is None or not record.budget_s:
+        return DEFAULT_BUDGET_S, None if record is None else record.hang_s
+    if record.cpu_factor is None:
+        return record.budget_s, record.hang_s
+    budget = rescaled(record.budget_s, record.cpu_factor)
+    reference = record.budget_s / record.cpu_factor
+    print(f"budget {budget:.3g} s of CPU per call: the file's {reference:.3g} reference s x this machine's "
+          f"{current().text()}", file=sys.stderr)
+    return budget, None
 
 
 def _target_ref(args: argparse.Namespace, record: Record | None) -> TargetRef:

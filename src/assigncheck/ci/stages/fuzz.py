@@ -36,7 +36,8 @@ def check_target(target: Assignor, ctx: Context) -> StageResult:
     seconds = ctx.profile.fuzz_s if ref.spec in BUILTINS else outside
     res = fuzz_target(ref.key(), seconds=seconds, jobs=1, out=out, seed=ctx.seed + 1,
                       budget_s=ctx.profile.budget_s, engine="atheris", max_len=256,
-                      minimize_s=ctx.profile.minimize_s, runs=ctx.profile.fuzz_execs, status=io.StringIO())
+                      minimize_s=ctx.profile.minimize_s, runs=ctx.profile.fuzz_execs, status=io.StringIO(),
+                      cpu_factor=None if ctx.calibration is None else ctx.calibration.factor)
     result = StageResult("fuzz", target.name, checked=("H1-H8+promises",), promises=res.promises)
     result.findings = from_files("fuzz", target.name, list(res.findings))
     for failure in res.failed_jobs:  # libFuzzer's own timeout, or an escaped exception: a harness failure

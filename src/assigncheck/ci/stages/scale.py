@@ -6,11 +6,12 @@ one topic and 1,000 x 10,000 over 100 topics in the quick profile (two more doub
 rung as `run.scale` does (CPU time, the minimum of a few calls) and checking each output with the spec's
 checker (H1-H6, the promised balance, stickiness, spread and racks; H8 across the rung's calls).
 
-Verdicts (`run.scale`): H7 when every call at a rung passes the per-call CPU budget; `scale.time` and
-`scale.growth` for the `max_time` and `max_growth` promises. Without a promise the growth of each series is
-measured and reported. The ladder stops at its first timing finding: its rung is the smallest offending size on
-the ladder, and its problem, written whole (not minimized), the reproducer. A crash, a hang or a wrong output at
-scale is a finding like any stage's (minimized, confirmed), and ends its series.
+Verdicts (`run.scale`): H7 when every call at a rung passes the per-call CPU budget (reference seconds scaled by
+the run's CPU factor, `run.calibration`, as the stage's own time budget is); `scale.time` and `scale.growth`
+for the `max_time` and `max_growth` promises (absolute seconds: a user's service level). Without a promise the
+growth of each series is measured and reported. The ladder stops at its first timing finding: its rung is the
+smallest offending size on the ladder, and its problem, written whole (not minimized), the reproducer. A crash, a
+hang or a wrong output at scale is a finding like any stage's (minimized, confirmed), and ends its series.
 """
 
 from __future__ import annotations
@@ -82,7 +83,8 @@ class _Ladder:
             if series in self.done:
                 continue
             if time.monotonic() > deadline:
-                self.stopped = f"the stage's {self.ctx.profile.scale_s:g} s budget ended before {rung.text} ({series})"
+                self.stopped = (f"the stage's {self.ctx.profile.scale_s:.3g} s budget ended before {rung.text} "
+                                f"({series})")
                 break
             timed += 1
             if not self._rung(rung, series):
@@ -109,8 +111,8 @@ class _Ladder:
         self.hangs.count(False)
         self.points.setdefault(series, []).append((rung, replace(timing, outputs=())))
         if timing.over_budget:
-            message = (f"{self.target.name} took {self.budget:g} s of CPU or more in each of {len(timing.cpu)} calls "
-                       f"at {rung.text} ({series}), over its {self.budget:g} s CPU budget per call; "
+            message = (f"{self.target.name} took {self.budget:.3g} s of CPU or more in each of {len(timing.cpu)} "
+                       f"calls at {rung.text} ({series}), over its {self.ctx.budget_text()} CPU budget per call; "
                        f"{self._growth_said(series, rung)}")
             self._timing_finding(Violation("H7", message, cause="scale.timeout"), problem, rung, series, "budget",
                                  timing)

@@ -83,8 +83,9 @@ class Commands:
     why_not: str = ""
 
 
-def commands(path: str) -> Commands:
-    """The replay and export commands of the reproducer at `path`, as a reader types them."""
+def commands(path: str, now: str | None = None) -> Commands:
+    """The replay and export commands of the reproducer at `path`, as a reader types them (`now`: where the file
+    is read while they are said, when it is not at `path` yet)."""
     import shlex
 
     from assigncheck.findings.export.reach import language_of
@@ -94,7 +95,7 @@ def commands(path: str) -> Commands:
     quoted = shlex.quote(path)
     replay = f"assigncheck replay {quoted}"
     try:
-        found = read(load_json(path), path)
+        found = read(load_json(now or path), path)
     except (OSError, InputError) as e:
         return Commands(replay, None, f"its reproducer cannot be read: {e}")
     error = refused(found)
