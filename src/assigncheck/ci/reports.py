@@ -329,9 +329,10 @@ def _side_by_side(f: Finding, place: Place | None) -> str:
     output = "(not recorded: the finding was not confirmed by a replay of its file)"
     if f.output:
         output = bounded(dumps(parse_json(f.output, "output"), pretty=True), SIDE_CHARS)
+    problem = _problem_text(place.at(f.reproducer) if place is not None else f.reproducer)
     return (f"<tr class='detail'><td colspan='8'><details{' open' if f.status == 'confirmed' else ''}>"
             "<summary>the problem and the target's output</summary><div class='side'>"
-            f"<figure><figcaption>the minimized problem</figcaption><pre>{html.escape(_problem_text(place.at(f.reproducer) if place else f.reproducer))}"
+            f"<figure><figcaption>the minimized problem</figcaption><pre>{html.escape(problem)}"
             f"</pre></figure><figure><figcaption>what the target gave ({html.escape(f.invariant)} breaks)"
             f"</figcaption><pre>{html.escape(output)}</pre></figure></div></details></td></tr>")
 
