@@ -1,7 +1,6 @@
 """The public surface of the definition and the lower layers every stage shares (`spec`, `drivers`, `formats`,
-`run`, `generate`, `impl`, `findings`; `toolchains` and `targets` once their work lands): each module says what it
-offers in `__all__`, every name there exists, and no module of the package reaches past it (tests may, to test a
-private part)."""
+`run`, `generate`, `impl`, `toolchains`, `targets`, `findings`): each module says what it offers in `__all__`, every
+name there exists, and no module of the package reaches past it (tests may, to test a private part)."""
 
 import ast
 import importlib
@@ -11,7 +10,7 @@ import pytest
 
 from tests.paths import PACKAGE, ROOT
 
-LAYERS = ("spec", "drivers", "formats", "run", "generate", "impl", "findings")
+LAYERS = ("spec", "drivers", "formats", "run", "generate", "impl", "toolchains", "targets", "findings")
 
 
 def _name(path: Path) -> str:

@@ -466,3 +466,9 @@ def load(command: str, *, cwd: str | None = None) -> CommandTarget:
 
 def load_v2(command: str, *, cwd: str | None = None) -> CommandTarget:
     return CommandTarget(command, protocol=2, cwd=cwd)
+
+
+__all__ = [
+    "CPU_POLL_S", "CommandTarget", "HANG_S", "MAX_ANSWER_BYTES", "PROTOCOLS", "STDERR_TAIL_BYTES", "TargetError",
+    "load", "load_v2", "relative_paths"
+]

@@ -184,3 +184,10 @@ def kafka4_promises(class_name: str, version: str, api: str) -> Promises:
 
 def load(class_name: str, *, classpath: tuple[str, ...] = (), config: tuple[tuple[str, str], ...] = ()) -> JavaTarget:
     return JavaTarget(class_name, classpath, config)
+
+
+__all__ = [
+    "COOPERATIVE_ONLY_ROUNDS", "COORDINATOR", "JVM_OPTIONS", "JavaTarget", "KAFKA", "KAFKA4_PROMISES", "KAFKA_ERRORS",
+    "KAFKA_PROMISES", "READY_S", "SHARE_BALANCED_FROM", "SHARE_SIMPLE", "STREAMS_PROMISES", "kafka4_promises",
+    "kafka_version", "load"
+]

@@ -59,3 +59,10 @@ def sources(classpath: Sequence[str]) -> tuple[Path, ...]:
 def compiled(classpath: Sequence[str]) -> Path:
     """The directory of the bridge's classes for `classpath` (compiled on first use, then reused)."""
     return java_build.compiled(sources(classpath), classpath)
+
+
+__all__ = [
+    "ASSIGNOR_CLASS_FILE", "CLASSIC_SOURCES", "COORDINATOR_PACKAGE", "GROUP_ASSIGNOR_CLASS_FILE", "GROUP_SOURCE",
+    "GROUP_TASK_ASSIGNOR_CLASS_FILES", "MAIN", "STREAMS_GROUP_SOURCE", "STREAMS_PACKAGE", "STREAMS_SOURCE",
+    "TASK_ASSIGNOR_CLASS_FILE", "compiled", "kafka_classpath", "sources"
+]

@@ -140,3 +140,8 @@ def load(library: str, kind: str) -> _LibraryAssignor:
     if kind not in table:
         raise InputError("--target", f"{library} has no {kind!r} assignor; choose from {', '.join(table)}")
     return make(kind)
+
+
+__all__ = [
+    "load"
+]

@@ -212,3 +212,9 @@ def smallest(kind: str = "consumer") -> AnyProblem:
     if kind == "streams":
         return StreamsProblem({"st": 1}, (Client("probe-0", 1),))
     return Problem({"t": 1}, (Member("probe-0", frozenset({"t"})),))
+
+
+__all__ = [
+    "BUILTINS", "CWD_LOADERS", "Declared", "OPTION_LOADERS", "PROBE_BUDGET_S", "PythonTarget", "TARGET_LOADERS",
+    "assignment_of_mapping", "from_object", "get", "load", "load_target", "names", "probe", "ref_of", "smallest"
+]

@@ -88,3 +88,8 @@ if __name__ == "__main__":
     code = main(sys.argv[1:])
     sys.stderr.flush()
     os._exit(code)  # input closed: a thread the target left running does not keep this process alive
+
+
+__all__ = [
+    "PARENT_POLL_S", "in_own_process", "main"
+]

@@ -96,3 +96,8 @@ def discard(directory: Path) -> None:
     except OSError:
         aside = directory
     shutil.rmtree(aside, ignore_errors=True)
+
+
+__all__ = [
+    "MANIFEST", "damaged", "discard", "entry", "file_digest", "files", "listed", "write_manifest"
+]

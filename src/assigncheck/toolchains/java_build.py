@@ -164,3 +164,9 @@ def _javac(javac: str, sources: Sequence[Path], classpath: Sequence[str], out: P
         errors = [line for line in done.stderr.splitlines() if "error" in line] or done.stderr.splitlines()
         raise TargetUnavailable("--classpath", f"javac cannot compile {sources[0].name} against "
                                                f"{os.pathsep.join(classpath)}: {' '.join(errors[:2])[:ERROR_CHARS]}")
+
+
+__all__ = [
+    "ERROR_CHARS", "INSTALL_JDK", "LAYOUT", "cache_key", "cache_root", "checked_entry", "compiled", "expand", "holds",
+    "jdk", "resolve_classpath"
+]

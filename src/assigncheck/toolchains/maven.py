@@ -149,3 +149,9 @@ def main() -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+__all__ = [
+    "BROKER", "CLIENTS", "COORDINATOR", "COORDINATOR_FIRST", "ERROR_CHARS", "KAFKA", "LAYOUT", "PINNED", "RESOLVE_S",
+    "STREAMS", "STREAMS_GROUP_FIRST", "cache_root", "jars", "main", "parse"
+]

@@ -69,3 +69,8 @@ def _zombie(pid: int) -> bool:
             return f.read().rsplit(b")", 1)[1].split()[0] == b"Z"
     except (OSError, IndexError):
         return True
+
+
+__all__ = [
+    "PR_SET_CHILD_SUBREAPER", "ROUNDS", "become_subreaper", "end_descendants", "tree"
+]
