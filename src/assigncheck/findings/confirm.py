@@ -4,14 +4,15 @@
    (invariant and crash cause) and goes on: stages run to the end of their budget, whatever they find.
 2. `settle` files each candidate through the one path every finding takes (`findings.reproducers`: minimized,
    one reproducer per signature) in the run's reproducer directory (`Filing`).
-3. `confirm` replays every reproducer REPLAYS (N) times from the file alone, in a fresh process (`assigncheck
-   replay FILE --json --times N`: one process per finding, each replay loading the target afresh, so a `cmd:`
-   or `java:` target's program starts again every time) and records in how many it failed (k of N): a finding
-   that breaks the same invariant in any of them is confirmed (flaky when k < N) and fails the gate; one that
-   fails in none is unconfirmed. The replay process judges with the run's CPU factor (`run.calibration`), so
-   a timing verdict and its confirmation use one budget. A target no other process can load is replayed from
-   the file in this process instead, by the same dispatch (`findings.replay`). Findings on problems no real
-   group can produce are listed apart as unreachable, and neither kind fails the gate.
+3. `confirm` replays every reproducer REPLAYS (N) times from the file alone, in a fresh process (`assigncheck replay
+   FILE --json --times N`: one process per finding, each replay loading the target afresh, so a `cmd:` or `java:`
+   target's program starts again every time) and records in how many it failed (k of N): a finding that breaks the
+   same invariant in any of them is confirmed (flaky when k < N) and fails the gate; one that fails in none is
+   unconfirmed. A timing finding (the scale stage's) is replayed once (TIMED_REPLAYS): its replay is itself the
+   minimum of three timed calls, each on a fresh copy of its problem. The replay process judges with the run's CPU
+   factor (`run.calibration`), so a timing verdict and its confirmation use one budget. A target no other process
+   can load is replayed from the file in this process instead, by the same dispatch (`findings.replay`). Findings on
+   problems no real group can produce are listed apart as unreachable, and neither kind fails the gate.
 
 The run's directory and the profile's budgets come in a `Filing` (the gate builds it from its context), so
 this module knows nothing of the gate that calls it.
@@ -42,6 +43,9 @@ from assigncheck.spec.violations import Violation
 
 PER_KEY = 3  # raw candidates kept per raw key: other shapes of the same invariant may be other bugs
 REPLAYS = 5  # N: replays of each reproducer by confirmation (a flaky target may pass a few in a row)
+# N for a timing finding: its one replay already times three calls, each over the budget, so five would cost a
+# slow target's CPU five times over (minutes, at the hang limit) to say what the first one said
+TIMED_REPLAYS = 1
 
 
 @dataclass(frozen=True)
@@ -240,26 +244,27 @@ def confirm(findings: Sequence[Finding], target_of: Callable[[Finding], Assignor
         why = unreachable(problem, target.promises if target is not None else None)
         if why:
             return replace(f, status="unreachable", why="; ".join(why))
+        n = TIMED_REPLAYS if kind_of(record) == "scale" else REPLAYS
         if target is not None and not loadable(target):
             assert record is not None
             here = replay_times(Reproducer(path, kind_of(record), problem, record),
-                                On(record.budget_s or filing.budget_s, target=target, hang_s=record.hang_s), REPLAYS)
+                                On(record.budget_s or filing.budget_s, target=target, hang_s=record.hang_s), n)
             where = "replayed from the file in the gate's process (the target cannot be loaded by another)"
-            return counted(f, problem, here.reproduced or 0, [s.violation for s in here.violations],
+            return counted(f, problem, here.reproduced or 0, n, [s.violation for s in here.violations],
                            here.matching, f"{where}: no longer reproduces", here.output)
-        code, answer, err = replay_in_fresh_process(path, timeout_s, REPLAYS, filing.factor)
+        code, answer, err = replay_in_fresh_process(path, timeout_s, n, filing.factor)
         if code in (0, 1) and answer is not None:
             seen = [Seen.from_json(v) for v in answer.get("violations", ())]
-            return counted(f, problem, int(answer.get("reproduced", code)), [s.violation for s in seen],
+            return counted(f, problem, int(answer.get("reproduced", code)), n, [s.violation for s in seen],
                            [s.violation for s in seen if s.matches], f"replay from the file alone: {answer['summary']}",
                            answer.get("output"))
         said = (answer or {}).get("summary") or err or f"exit code {code}"
         return replace(f, status="unconfirmed", why=f"replay from the file alone: {said}")
 
-    def counted(f: Finding, problem: AnyProblem, k: int, violations: list[Violation], matching: list[Violation],
-                why_not: str, output: Any) -> Finding:
+    def counted(f: Finding, problem: AnyProblem, k: int, n: int, violations: list[Violation],
+                matching: list[Violation], why_not: str, output: Any) -> Finding:
         """The finding with k of N: confirmed when any replay failed again, with what the target gave then."""
-        return replace(f, status="confirmed" if k else "unconfirmed", why="" if k else why_not, replays=REPLAYS,
+        return replace(f, status="confirmed" if k else "unconfirmed", why="" if k else why_not, replays=n,
                        reproduced=k, also=also(problem, violations, matching), output=_output_text(output))
 
     pool = ThreadPoolExecutor(max_workers=max(1, min(2, os.cpu_count() or 1)))
@@ -274,5 +279,5 @@ def confirm(findings: Sequence[Finding], target_of: Callable[[Finding], Assignor
         pool.shutdown(wait=False, cancel_futures=True)
 
 
-__all__ = ["Candidate", "Collector", "Filing", "PER_KEY", "REPLAYS", "also", "confirm", "from_files", "loadable",
-           "replay_in_fresh_process", "reproducers", "settle", "size"]
+__all__ = ["Candidate", "Collector", "Filing", "PER_KEY", "REPLAYS", "TIMED_REPLAYS", "also", "confirm", "from_files",
+           "loadable", "replay_in_fresh_process", "reproducers", "settle", "size"]
