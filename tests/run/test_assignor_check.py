@@ -81,12 +81,12 @@ def test_waiting_is_not_computing_but_a_hang_is_h7(monkeypatch):
     monkeypatch.setattr(check, "HANG_MIN_S", 0.5)  # the wall-clock hang limit, normally max(30 s, 10 x budget)
 
     def asleep(problem):
-        time.sleep(5)
+        time.sleep(10)
         return in_id_order(problem)
 
     started = time.monotonic()
     out, report = check_assignor(Fn(asleep), GROUP, budget_s=0.01)
-    assert out is None and time.monotonic() - started < 3
+    assert out is None and time.monotonic() - started < 10  # cut at the 0.5 s limit, not waited out
     [v] = report.violations
     assert v.invariant == "H7" and "hang limit" in v.message and v.cause == "hang"
 
@@ -111,7 +111,7 @@ def test_with_the_wall_clock_timer_taken_calls_go_to_a_worker_thread_and_a_hang_
         return in_id_order(problem)
 
     def asleep(problem):
-        time.sleep(3)
+        time.sleep(10)
         return Assignment({})
 
     previous = signal.signal(signal.SIGALRM, lambda *_: None)
@@ -123,7 +123,7 @@ def test_with_the_wall_clock_timer_taken_calls_go_to_a_worker_thread_and_a_hang_
         assert v.invariant == "H7" and v.cause == "timeout"
         started = time.monotonic()
         [v] = check_assignor(Fn(asleep), GROUP, budget_s=0.01)[1].violations
-        assert v.invariant == "H7" and v.cause == "hang" and time.monotonic() - started < 2
+        assert v.invariant == "H7" and v.cause == "hang" and time.monotonic() - started < 10  # not waited out
         out, report = check_assignor(Fn(noted), GROUP, budget_s=0.01)
         assert report.ok and out == in_id_order(GROUP)
         assert ran_in[-1] is not ran_in[0]  # a new worker: the old one is still asleep in the abandoned call
