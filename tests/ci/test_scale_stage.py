@@ -118,15 +118,17 @@ def test_the_calibrated_verdicts_are_the_same_on_machines_3x_faster_and_3x_slowe
     # else pass
     monkeypatch.setitem(scale_stage.LADDER, "quick", ((263, 2100), (125, 1000)))
     _unhurried(monkeypatch)
-    targets = [probe(load(TargetRef(spec))) for spec in (QUADRATIC_CMD, LINEAR_CMD)]
-    targets += [load(name) for name in registry.names()]
+    twins = [probe(load(TargetRef(spec))) for spec in (QUADRATIC_CMD, LINEAR_CMD)]
     try:
-        verdicts = [_verdicts(targets, factor, tmp_path, monkeypatch) for factor in FACTORS]
+        verdicts = [_verdicts(twins, factor, tmp_path, monkeypatch) for factor in FACTORS]
     finally:
-        for target in targets[:2]:
+        for target in twins:
             target.close()
-    expected = {t.name: [] for t in targets} | {QUADRATIC_CMD: [("H7", "scale.timeout")]}
-    assert verdicts == [expected] * len(FACTORS), verdicts
+    assert verdicts == [{QUADRATIC_CMD: [("H7", "scale.timeout")], LINEAR_CMD: []}] * len(FACTORS), verdicts
+    # every built-in passes on the 3x faster machine, whose budget is the tightest: the budget is the one thing the
+    # factor changes (each output is checked alike at any factor), so it passes on the slower ones too
+    builtins = _verdicts([load(name) for name in registry.names()], FACTORS[0], tmp_path, monkeypatch)
+    assert builtins == {name: [] for name in registry.names()}, builtins
 
     # the factor reaches the verdict: a rung the quadratic twin takes about 1.7 reference s at fails the budget of a
     # machine 3x faster and passes a 3x slower one's (a target this close to the budget is what the twins are not)

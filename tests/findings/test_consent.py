@@ -151,7 +151,7 @@ def test_the_gate_s_own_confirmation_needs_neither_flag(tmp_path):
     spec, _ = _marking(tmp_path)
     target = probe(load(TargetRef(spec, "balance=none")))
     try:
-        result = run_gate([target], Plan.of("quick", tmp_path / "reports", ["properties"]))
+        result = run_gate([target], Plan.of("quick", tmp_path / "reports", ["scale"]))
     finally:
         target.close()
     assert result.exit_code == 1 and any(f.status == "confirmed" and f.invariant == "H5" for f in result.findings)

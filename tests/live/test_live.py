@@ -39,13 +39,14 @@ def broker():
         yield b
 
 
-# The default run: Kafka's Java consumer (classic) and librdkafka (KIP-848), 15-20 s each; every other client and
-# protocol pair behind -m slow (kafka-python's followers miss rebalances at random under load: its finding).
+# The default run: Kafka's Java consumer (classic), 15-20 s; every other client and protocol pair, librdkafka's
+# KIP-848 consumer among them, behind -m slow (kafka-python's followers miss rebalances at random under load: its
+# finding).
 @pytest.mark.parametrize("client, protocol, assignor", [
     ("java", "classic", "org.apache.kafka.clients.consumer.RangeAssignor"),
     pytest.param("java", "consumer", "uniform", marks=pytest.mark.slow),
     pytest.param("confluent-kafka", "classic", "range", marks=pytest.mark.slow),
-    ("confluent-kafka", "consumer", "uniform"),
+    pytest.param("confluent-kafka", "consumer", "uniform", marks=pytest.mark.slow),
     pytest.param("kafka-python", "classic", "range", marks=pytest.mark.slow),
     pytest.param("aiokafka", "classic", "range", marks=pytest.mark.slow),
     pytest.param("franz-go", "classic", "range", marks=pytest.mark.slow),  # held to franz-go's RangeBalancer

@@ -113,7 +113,7 @@ def test_nothing_a_target_starts_outlives_the_command(verb, tmp_path, problem_fi
     target = f"cmd:{sys.executable} {MISBEHAVING} escape {pids}"
     argv = {"assign": ["assign", "--target", target, problem_file],
             "replay": ["replay", str(REPRODUCER), "--target", target],
-            "gate": ["gate", "--target", target, "--stages", "properties", "--report-dir", str(tmp_path / "r")],
+            "gate": ["gate", "--target", target, "--stages", "scale", "--report-dir", str(tmp_path / "r")],
             "fuzz": ["fuzz", "--target", target, "--seconds", "3", "--out", str(tmp_path / "f")]}[verb]
     run = subprocess.run([sys.executable, "-m", "assigncheck.ci", *argv], cwd=tmp_path, capture_output=True,
                          text=True, timeout=600)
