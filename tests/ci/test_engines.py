@@ -62,10 +62,10 @@ def test_under_ci_a_gate_that_cannot_run_every_stage_fails_in_one_line(tmp_path,
 def test_under_ci_the_stages_named_run(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("CI", "true")
     _without(monkeypatch, "atheris")
-    assert main(["gate", "--target", "range", "--stages", "properties", "--report-dir", str(tmp_path)]) == 0
-    assert capsys.readouterr().err.startswith("assigncheck gate: stages properties\n")
+    assert main(["gate", "--target", "range", "--stages", "scale", "--report-dir", str(tmp_path)]) == 0
+    assert capsys.readouterr().err.startswith("assigncheck gate: stages scale\n")
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
-    assert [(s["stage"], s["work"]["done"] > 0) for s in report["stages"]] == [("properties", True)]
+    assert [(s["stage"], s["work"]["done"] > 0) for s in report["stages"]] == [("scale", True)]
 
 
 def test_commands_without_their_engine_are_one_line(tmp_path, monkeypatch, capsys):
