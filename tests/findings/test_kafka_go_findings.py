@@ -24,16 +24,6 @@ FOLDER = ROOT / "examples" / "kafka-go-findings"
 FINDINGS = sorted(FOLDER.glob("*.json"))
 
 
-@pytest.fixture(scope="module")
-def drivers():
-    return go_drivers.build()  # fails, with make's one line, where Go is missing: never skipped
-
-
-@pytest.fixture
-def in_clone(drivers, monkeypatch):
-    monkeypatch.chdir(ROOT)  # where the files' relative driver path points
-
-
 def test_there_are_findings_of_each_root_all_kafka_go_bugs():
     assert {(go_drivers.finding_note(p, "kafkago")["verdict"], go_drivers.finding_note(p, "kafkago")["root"])
             for p in FINDINGS} == {("bug", "T"), ("bug", "P"), ("bug", "M")}

@@ -27,16 +27,6 @@ FOLDER = ROOT / "examples" / "sarama-findings"
 FINDINGS = sorted(FOLDER.glob("*.json"))
 
 
-@pytest.fixture(scope="module")
-def drivers():
-    return go_drivers.build()  # fails, with make's one line, where Go is missing: never skipped
-
-
-@pytest.fixture
-def in_clone(drivers, monkeypatch):
-    monkeypatch.chdir(ROOT)  # where the files' relative driver path points
-
-
 def test_there_are_findings_of_each_verdict_and_root():
     assert {(go_drivers.finding_note(p, "sarama")["verdict"], go_drivers.finding_note(p, "sarama")["root"])
             for p in FINDINGS} == {("bug", "T"), ("bug", "I"), ("bug", "M"), ("bug", "C"), ("spec-differs", "R"),
